@@ -1,0 +1,101 @@
+"""Fit the HeuristicJudge's logistic weights (one model per task) and report what they give.
+
+Features are computed per answer sentence by the judge's own code; an answer's vector is, per
+feature, the largest value over its sentences (the judge scores an answer by its weakest
+sentence). Each task's model is a logistic regression in which every dataset, and both classes
+within it, carry equal weight, times ``--boost`` for the dialogue and short-answer sets whose
+baseline is strongest. Five-fold cross-validated balanced accuracy is printed per dataset with
+the in-sample figure, then the ``DEFAULT_WEIGHTS`` block to paste into ``judges/heuristic.py``.
+
+    python benchmarks/fit_heuristic.py ../shared/data/dev.jsonl
+
+Needs scikit-learn and numpy (development only: ``pip install scikit-learn``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+
+from ground_integrations.judges.heuristic import (
+    FEATURE_NAMES,
+    _analyse,
+    _answer_sentences,
+    _index_context,
+    sentence_features,
+)
+from ground_integrations.models import Domain
+
+
+def answer_features(record: dict) -> list[float]:
+    index = _index_context(record["context"])
+    given = _analyse(record["query"]) if record["task"] == "QnA" and record.get("query") else None
+    rows = [
+        f.vector()
+        for span in _answer_sentences(record["answer"])
+        if (f := sentence_features(index, span.text, given, Domain.GENERIC)).checkable
+    ]
+    return list(np.max(np.array(rows), axis=0)) if rows else [0.0] * len(FEATURE_NAMES)
+
+
+def balanced_accuracy(y_true: np.ndarray, flagged: np.ndarray) -> float:
+    return 0.5 * (flagged[y_true == 1].mean() + (~flagged[y_true == 0]).mean())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("path")
+    ap.add_argument("--C", type=float, default=10.0, help="inverse L2 strength")
+    ap.add_argument("--boost", default="begin=2,halueval=2", help="dataset=weight,...")
+    args = ap.parse_args()
+    boost = {k: float(v) for k, v in (p.split("=") for p in args.boost.split(",") if p)}
+    records = [json.loads(line) for line in open(args.path, encoding="utf-8")]
+    X = np.array([answer_features(r) for r in records])
+    y = np.array([int(r["label"] == "notGrounded") for r in records])
+    ds = np.array([r["dataset"] for r in records])
+    task = np.array([r["task"] for r in records])
+    group = np.char.add(np.char.add(ds, ":"), task)
+    w = np.ones(len(y))
+    for g in set(group):
+        for c in (0, 1):
+            m = (group == g) & (y == c)
+            w[m] = boost.get(g.split(":")[0], 1.0) / max(1, m.sum())
+    w *= len(y) / w.sum()
+    strata = np.char.add(group, y.astype(str))
+    cv_flag = np.zeros(len(y), bool)
+    in_flag = np.zeros(len(y), bool)
+    blocks = []
+    for t in sorted(set(task)):
+        idx = np.where(task == t)[0]
+        folds = StratifiedKFold(5, shuffle=True, random_state=0).split(idx, strata[idx])
+        for tr, te in folds:
+            m = LogisticRegression(C=args.C, max_iter=5000)
+            m.fit(X[idx[tr]], y[idx[tr]], sample_weight=w[idx[tr]])
+            cv_flag[idx[te]] = m.predict_proba(X[idx[te]])[:, 1] > 0.5
+        model = LogisticRegression(C=args.C, max_iter=5000)
+        model.fit(X[idx], y[idx], sample_weight=w[idx])
+        in_flag[idx] = model.predict_proba(X[idx])[:, 1] > 0.5
+        coef = ", ".join(f"{c:.3f}" for c in model.coef_[0])
+        name = "QNA" if t == "QnA" else "SUMMARIZATION"
+        blocks.append(
+            f"    Task.{name}: HeuristicWeights(\n"
+            f"        bias={model.intercept_[0]:.3f},\n        coef=({coef}),\n    ),"
+        )
+    print(f"{'dataset:task':28s} {'5-fold':>7s} {'in-sample':>9s}")
+    for g in sorted(set(group)):
+        m = group == g
+        print(
+            f"{g:28s} {balanced_accuracy(y[m], cv_flag[m]):7.3f} "
+            f"{balanced_accuracy(y[m], in_flag[m]):9.3f}"
+        )
+    print("DEFAULT_WEIGHTS: dict[Task, HeuristicWeights] = {")
+    print("\n".join(blocks))
+    print("}")
+
+
+if __name__ == "__main__":
+    main()

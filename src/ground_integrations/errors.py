@@ -1,0 +1,154 @@
+"""One exception tree for the whole package.
+
+::
+
+    GroundednessError                  base of everything raised on purpose here
+    ├── ConfigurationError             a developer's mistake: bad option, unknown name, bad policy
+    │   └── MissingDependencyError     an optional extra is not installed (says which)
+    ├── InvalidInputError (ValueError) a request that cannot be checked; ``field`` names the culprit
+    │   ├── EmptyInputError            empty answer, empty context, empty passage
+    │   └── InputTooLongError          over an enabled limit (``limit``, ``actual``)
+    ├── JudgeError                     the judge failed; ``is_retryable`` says if trying again helps
+    │   ├── JudgeTimeoutError          retryable
+    │   ├── JudgeHTTPError             a service answered 4xx/5xx (``status_code``, ``body``, ``headers``)
+    │   │   └── RateLimitError         429, retryable, ``retry_after`` seconds when the service said
+    │   └── JudgeResponseError         the judge answered something we cannot parse
+    └── UngroundedAnswerError          a policy blocked an answer; carries ``result`` and ``decision``
+
+Lower-layer errors (httpx, JSON, a model library) are translated into this tree at exactly one
+boundary: the judge base class and the shared HTTP helper. Callers only ever catch these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .models import GroundednessResult
+    from .policies import Decision
+
+__all__ = [
+    "ConfigurationError",
+    "EmptyInputError",
+    "GroundednessError",
+    "InputTooLongError",
+    "InvalidInputError",
+    "JudgeError",
+    "JudgeHTTPError",
+    "JudgeResponseError",
+    "JudgeTimeoutError",
+    "MissingDependencyError",
+    "RateLimitError",
+    "UngroundedAnswerError",
+]
+
+
+class GroundednessError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class ConfigurationError(GroundednessError):
+    """The package was configured wrongly (unknown option, impossible thresholds, bad policy)."""
+
+
+class MissingDependencyError(ConfigurationError, ImportError):
+    """An optional dependency is missing; the message gives the exact install command."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{package!r} is not installed. Install it with: "
+            f"pip install 'ground-integrations[{extra}]'"
+        )
+
+
+class InvalidInputError(GroundednessError, ValueError):
+    """The request cannot be checked as given. ``field`` names the offending input."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+class EmptyInputError(InvalidInputError):
+    """An answer, the context, or one of its passages is empty."""
+
+
+class InputTooLongError(InvalidInputError):
+    """An input exceeds an enabled size limit."""
+
+    def __init__(self, message: str, *, field: str, limit: int, actual: int) -> None:
+        self.limit = limit
+        self.actual = actual
+        super().__init__(message, field=field)
+
+
+class JudgeError(GroundednessError):
+    """A judge could not produce a judgement."""
+
+    is_retryable: bool = False
+
+    def __init__(self, message: str, *, judge: str | None = None) -> None:
+        self.judge = judge
+        super().__init__(message)
+
+
+class JudgeTimeoutError(JudgeError):
+    """The judge did not answer in time. Retrying may help."""
+
+    is_retryable = True
+
+
+class JudgeHTTPError(JudgeError):
+    """A judge service answered with an HTTP error status."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        judge: str | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.body = body
+        self.headers = dict(headers or {})
+        super().__init__(message, judge=judge)
+
+    @property
+    def is_retryable(self) -> bool:  # type: ignore[override]
+        return self.status_code == 429 or self.status_code >= 500
+
+
+class RateLimitError(JudgeHTTPError):
+    """HTTP 429. ``retry_after`` is the wait in seconds the service asked for, if any."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, status_code=429, **kwargs)
+
+
+class JudgeResponseError(JudgeError):
+    """The judge answered, but not in a form we can use (malformed JSON, unknown label...)."""
+
+    def __init__(self, message: str, *, raw: Any = None, judge: str | None = None) -> None:
+        self.raw = raw
+        super().__init__(message, judge=judge)
+
+
+class UngroundedAnswerError(GroundednessError):
+    """A policy blocked an answer. ``result`` is the judgement, ``decision`` the policy's call."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        result: GroundednessResult | None = None,
+        decision: Decision | None = None,
+    ) -> None:
+        self.result = result
+        self.decision = decision
+        super().__init__(message)

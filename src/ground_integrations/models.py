@@ -1,0 +1,280 @@
+"""Pydantic models: the request, the verdict, spans with three kinds of offsets, the result.
+
+Field names are Pythonic (``code_point``); the exporters produce the exact wire shapes of the
+reference APIs (Azure's camelCase ``codePoint``, Upstage's chat.completion, TruLens's tuple).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .text import code_point_to_utf8, code_point_to_utf16
+
+__all__ = [
+    "Domain",
+    "Evidence",
+    "GroundednessRequest",
+    "GroundednessResult",
+    "IndexDetails",
+    "JudgeInfo",
+    "SentenceJudgement",
+    "Task",
+    "UngroundedDetail",
+    "Verdict",
+]
+
+
+class Verdict(str, Enum):
+    """Upstage's vocabulary."""
+
+    GROUNDED = "grounded"
+    NOT_GROUNDED = "notGrounded"
+    NOT_SURE = "notSure"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Task(str, Enum):
+    """Azure's task types. In ``QnA`` a query is required and its words count as given."""
+
+    QNA = "QnA"
+    SUMMARIZATION = "Summarization"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Domain(str, Enum):
+    """Azure's domains. ``Medical`` makes judges stricter about doses, units and drug names."""
+
+    GENERIC = "Generic"
+    MEDICAL = "Medical"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, frozen=True, extra="forbid")
+
+
+class IndexDetails(_Model):
+    """A position or a length in three units (Azure's ``IndexDetails``)."""
+
+    utf8: int = Field(ge=0)
+    utf16: int = Field(ge=0)
+    code_point: int = Field(ge=0, alias="codePoint")
+
+    @classmethod
+    def offset_of(cls, text: str, index: int) -> IndexDetails:
+        """The offset of code point ``index`` of ``text`` in all three units."""
+        return cls(
+            utf8=code_point_to_utf8(text, index),
+            utf16=code_point_to_utf16(text, index),
+            code_point=index,
+        )
+
+    @classmethod
+    def length_of(cls, piece: str) -> IndexDetails:
+        """The length of ``piece`` in all three units."""
+        return cls(
+            utf8=len(piece.encode("utf-8", "surrogatepass")),
+            utf16=len(piece.encode("utf-16-le", "surrogatepass")) // 2,
+            code_point=len(piece),
+        )
+
+
+class Evidence(_Model):
+    """Where in the context a sentence finds support: passage index and code-point offsets."""
+
+    passage: int = Field(ge=0, description="Index of the passage in the request's context.")
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+    score: float = Field(ge=0.0, le=1.0, description="How much of the sentence it covers.")
+
+
+class SentenceJudgement(_Model):
+    """One answer sentence, judged (the TruLens shape: statement, score, evidence, reason)."""
+
+    index: int = Field(ge=0)
+    text: str
+    start: int = Field(ge=0, description="Code-point offset in the answer.")
+    end: int = Field(ge=0)
+    score: float = Field(ge=0.0, le=1.0)
+    verdict: Verdict
+    evidence: list[Evidence] = Field(default_factory=list)
+    reason: str = ""
+    unsupported: list[str] = Field(
+        default_factory=list, description="Words or figures the judge found no support for."
+    )
+
+
+class UngroundedDetail(_Model):
+    """An ungrounded span of the answer (Azure's ``UngroundednessDetails``)."""
+
+    text: str
+    offset: IndexDetails
+    length: IndexDetails
+    reason: str | None = None
+
+    @classmethod
+    def from_span(cls, answer: str, start: int, end: int, reason: str | None) -> UngroundedDetail:
+        piece = answer[start:end]
+        return cls(
+            text=piece,
+            offset=IndexDetails.offset_of(answer, start),
+            length=IndexDetails.length_of(piece),
+            reason=reason,
+        )
+
+
+class JudgeInfo(_Model):
+    name: str
+    version: str
+
+
+class GroundednessRequest(_Model):
+    """A normalised request. Build it through :class:`GroundednessChecker`, which validates it."""
+
+    context: tuple[str, ...]
+    answer: str
+    query: str | None = None
+    task: Task = Task.SUMMARIZATION
+    domain: Domain = Domain.GENERIC
+    reasoning: bool = False
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _tuple(cls, value: Any) -> Any:
+        return tuple(value) if isinstance(value, list) else value
+
+    def to_azure(self) -> dict[str, Any]:
+        """The request in Azure's ``detectGroundedness`` body shape."""
+        body: dict[str, Any] = {
+            "domain": self.domain.value,
+            "task": self.task.value,
+            "text": self.answer,
+            "groundingSources": list(self.context),
+            "reasoning": self.reasoning,
+        }
+        if self.query is not None:
+            body["qna"] = {"query": self.query}
+        return body
+
+
+class GroundednessResult(_Model):
+    """What a check found. Exporters give the Azure, Upstage and TruLens shapes."""
+
+    verdict: Verdict
+    score: float = Field(ge=0.0, le=1.0, description="Groundedness of the whole answer, 1 = fully.")
+    confidence: float = Field(ge=0.0, le=1.0, description="Confidence in the verdict.")
+    ungrounded_percentage: float = Field(
+        ge=0.0, le=1.0, description="Share of the answer's characters judged ungrounded."
+    )
+    ungrounded_details: list[UngroundedDetail] = Field(default_factory=list)
+    sentences: list[SentenceJudgement] = Field(default_factory=list)
+    answer: str
+    task: Task = Task.SUMMARIZATION
+    domain: Domain = Domain.GENERIC
+    reasoning: bool = False
+    judge: JudgeInfo
+    latency_ms: float = Field(ge=0.0, description="Wall time of the check, cache lookups included.")
+    cached: bool = False
+    chunks: int = Field(1, ge=1, description="How many context chunks the judge saw.")
+
+    @property
+    def is_grounded(self) -> bool:
+        return self.verdict is Verdict.GROUNDED
+
+    @property
+    def ungrounded_detected(self) -> bool:
+        """Azure's ``ungroundedDetected``: notGrounded, or notSure with flagged spans."""
+        if self.verdict is Verdict.NOT_SURE:
+            return bool(self.ungrounded_details)
+        return self.verdict is Verdict.NOT_GROUNDED
+
+    def to_azure(self, *, include_confidence: bool = False) -> dict[str, Any]:
+        """Azure's ``AnalyzeTextGroundednessResult`` (api-version 2024-02-15-preview).
+
+        ``reason`` is included only when the request asked for reasoning, as the service does.
+        ``include_confidence`` adds the ``confidenceScore`` of the preview guide's fast mode.
+        """
+        details = []
+        for d in self.ungrounded_details:
+            item: dict[str, Any] = {
+                "text": d.text,
+                "offset": d.offset.model_dump(by_alias=True),
+                "length": d.length.model_dump(by_alias=True),
+            }
+            if self.reasoning and d.reason is not None:
+                item["reason"] = d.reason
+            details.append(item)
+        out: dict[str, Any] = {
+            "ungroundedDetected": self.ungrounded_detected,
+            "ungroundedPercentage": self.ungrounded_percentage,
+            "ungroundedDetails": details,
+        }
+        if include_confidence:
+            out["confidenceScore"] = self.confidence
+        return out
+
+    def to_upstage(self) -> str:
+        """Upstage's answer: ``"grounded"``, ``"notGrounded"`` or ``"notSure"``."""
+        return self.verdict.value
+
+    def to_upstage_completion(self, *, model: str = "solar-1-mini-groundedness-check") -> dict[str, Any]:
+        """A whole ``chat.completion`` object as Upstage's groundedness check returns it."""
+        return {
+            "id": str(uuid.uuid4()),
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": self.verdict.value},
+                    "logprobs": None,
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "system_fingerprint": None,
+        }
+
+    def to_trulens(self, scale: int = 10) -> tuple[float, dict[str, str]]:
+        """TruLens's ``(score, {"reasons": ...})``: the mean sentence score in [0, 1], and per
+        statement the criteria, evidence and the score on a 0-``scale`` scale (10 in the
+        reference; TruLens now defaults to 3)."""
+        if scale < 1:
+            raise ValueError("scale must be a positive integer, e.g. 10 or 3")
+        reasons = []
+        for s in self.sentences:
+            evidence = " ".join(f'"{e.text}"' for e in s.evidence) or "NOTHING FOUND"
+            reasons.append(
+                f"STATEMENT {s.index}:\nCriteria: {s.text}\nSupporting Evidence: {evidence}"
+                + (f"\nReason: {s.reason}" if s.reason else "")
+                + f"\nScore: {round(s.score * scale)}\n"
+            )
+        scores = [round(s.score * scale) / scale for s in self.sentences]
+        mean = sum(scores) / len(scores) if scores else self.score
+        return mean, {"reasons": "".join(reasons)}
+
+    def feedback(self) -> str:
+        """Plain-language feedback naming each ungrounded sentence and why (for regeneration)."""
+        lines = []
+        for s in self.sentences:
+            if s.verdict is not Verdict.GROUNDED:
+                lines.append(f'- "{s.text}": {s.reason or "not supported by the context"}')
+        if not lines:
+            for d in self.ungrounded_details:
+                lines.append(f'- "{d.text}": {d.reason or "not supported by the context"}')
+        if not lines:
+            return f"The answer was judged {self.verdict.value} as a whole."
+        return "These statements are not supported by the context:\n" + "\n".join(lines)

@@ -1,0 +1,221 @@
+"""Sentence splitting, tokenisation and offset arithmetic shared by every judge.
+
+Sentence splitting uses NLTK's Punkt algorithm with parameters built in code (a list of common
+abbreviations), so NLTK never looks for, or tries to download, its ``punkt`` data. Around Punkt
+we handle what it does not know about: line structure (bullets, numbered lists, headings, blank
+lines) and CJK sentence punctuation.
+
+All offsets in this module are Python ``str`` indices, i.e. Unicode code points. ``IndexDetails``
+conversions to UTF-8 and UTF-16 units live in :func:`index_details`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+__all__ = [
+    "Span",
+    "code_point_to_utf8",
+    "code_point_to_utf16",
+    "split_sentences",
+    "stem",
+    "tokenize",
+    "word_spans",
+]
+
+# Lower-cased, without the final period, as Punkt stores them.
+_ABBREVIATIONS = frozenset(
+    """
+    mr mrs ms dr prof sr jr st mt ft rev hon gen col lt capt sgt cmdr adm gov sen rep pres
+    supt insp det messrs mme mlle
+    inc ltd co corp llc plc bros dept univ assn est div
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    mon tue tues wed thu thur thurs fri sat sun
+    e.g i.e etc vs cf al approx ca viz resp incl excl esp
+    no nos vol vols pp fig figs eq eqs ch sec art para ed eds trans
+    u.s u.s.a u.k u.n e.u d.c a.m p.m b.c a.d ph.d m.d b.a m.a b.sc m.sc
+    ave blvd rd hwy
+    min max avg tbsp tsp oz lb lbs in yr yrs mo hr hrs
+    dist mg mcg kg ml
+    """.split()
+)
+
+# Bullets and list markers that start an item on their own line.
+_LIST_MARKER = re.compile(
+    r"[ \t]*(?:[-*+\u2022\u2023\u25e6\u2043\u2219\u25aa\u25cf\u2013\u2014>]|"
+    r"\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)])[ \t]+"
+)
+# CJK and full-width sentence enders, with any closing quotes/brackets that follow.
+_CJK_END = re.compile(r"[\u3002\uff01\uff1f\uff0e\uff61][\u300d\u300f\uff09\u3011\"'\u201d\u2019)]*")
+_WORD = re.compile(r"\w+(?:[.,'\u2019-]\w+)*", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A piece of a text: ``text == source[start:end]`` (code-point offsets)."""
+
+    start: int
+    end: int
+    text: str
+
+
+_tokenizer_lock = threading.Lock()
+_tokenizer: PunktSentenceTokenizer | None = None
+
+
+def _punkt() -> PunktSentenceTokenizer:
+    """Build the Punkt tokenizer once, from code: no ``punkt`` data is ever loaded."""
+    global _tokenizer
+    if _tokenizer is None:
+        with _tokenizer_lock:
+            if _tokenizer is None:
+                from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+                params = PunktParameters()
+                params.abbrev_types = set(_ABBREVIATIONS)
+                _tokenizer = PunktSentenceTokenizer(params)
+    return _tokenizer
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """Cut ``text`` into line blocks: paragraphs, list items and stand-alone lines.
+
+    A line break ends a block unless the next line plainly continues the previous one (the
+    previous line does not end a sentence and the next starts in lower case, as in text wrapped
+    at a fixed width).
+    """
+    blocks: list[tuple[int, int]] = []
+    start: int | None = None
+    prev_line = ""
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        line_start, pos = pos, pos + len(line)
+        body = line.strip()
+        if not body:
+            if start is not None:
+                blocks.append((start, line_start))
+                start = None
+            prev_line = ""
+            continue
+        marker = _LIST_MARKER.match(line)
+        # A bare number or letter followed by "." is a list marker only at the start of a line
+        # with text after it; "3.5 m" is not a list item because the regex needs whitespace.
+        continues = (
+            start is not None
+            and marker is None
+            and body[:1].islower()
+            and prev_line[-1:] not in ".!?:;"
+        )
+        if not continues:
+            if start is not None:
+                blocks.append((start, line_start))
+            start = line_start + (marker.end() if marker else 0)
+        prev_line = body
+    if start is not None:
+        blocks.append((start, len(text)))
+    return blocks
+
+
+def _split_cjk(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    cursor = start
+    for match in _CJK_END.finditer(text, start, end):
+        out.append((cursor, match.end()))
+        cursor = match.end()
+    if cursor < end:
+        out.append((cursor, end))
+    return out
+
+
+def _starts_lower(text: str) -> bool:
+    for ch in text:
+        if ch.isalpha():
+            return ch.islower()
+        if not (ch.isspace() or ch in "\"'([{\u201c\u2018"):
+            return False
+    return False
+
+
+def split_sentences(text: str) -> list[Span]:
+    """Split ``text`` into sentences with exact code-point offsets.
+
+    ``text[s.start:s.end] == s.text`` holds for every span; spans never overlap, are in order and
+    carry no leading or trailing whitespace. Bullet and list markers are left out of the span.
+    """
+    tokenizer = _punkt()
+    raw: list[tuple[int, int]] = []
+    for b_start, b_end in _blocks(text):
+        block = text[b_start:b_end]
+        pieces: list[tuple[int, int]] = []
+        for s, e in tokenizer.span_tokenize(block):
+            pieces.extend(_split_cjk(text, b_start + s, b_start + e))
+        # Punkt without training data breaks after unknown abbreviations ("D.C. yesterday");
+        # a "sentence" that starts in lower case continues the previous one.
+        merged: list[tuple[int, int]] = []
+        for s, e in pieces:
+            if merged and _starts_lower(text[s:e]) and text[merged[-1][1] - 1] == ".":
+                merged[-1] = (merged[-1][0], e)
+            else:
+                merged.append((s, e))
+        raw.extend(merged)
+    spans: list[Span] = []
+    for s, e in raw:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            spans.append(Span(s, e, text[s:e]))
+    return spans
+
+
+def word_spans(text: str) -> list[Span]:
+    """Word tokens with offsets. Numbers keep their inner separators ("4,207.3", "10/hour" -> 2)."""
+    return [Span(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased, accent-folded word tokens."""
+    return [fold(m.group()) for m in _WORD.finditer(text)]
+
+
+@lru_cache(maxsize=65536)
+def fold(word: str) -> str:
+    """Lower-case and strip accents, so "Hawaiʻi" and "hawaii" meet."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch) and ch not in "ʻ'’")
+
+
+_stemmer_lock = threading.Lock()
+_stemmer = None
+
+
+@lru_cache(maxsize=131072)
+def stem(word: str) -> str:
+    """Porter stem of a folded word (NLTK's stemmer needs no data)."""
+    global _stemmer
+    if _stemmer is None:
+        with _stemmer_lock:
+            if _stemmer is None:
+                from nltk.stem.porter import PorterStemmer
+
+                _stemmer = PorterStemmer(mode=PorterStemmer.NLTK_EXTENSIONS)
+    return str(_stemmer.stem(word, to_lowercase=False))
+
+
+def code_point_to_utf8(text: str, index: int) -> int:
+    """UTF-8 byte offset of code-point ``index`` in ``text``."""
+    return len(text[:index].encode("utf-8", "surrogatepass"))
+
+
+def code_point_to_utf16(text: str, index: int) -> int:
+    """UTF-16 code-unit offset of code-point ``index`` in ``text``."""
+    return len(text[:index].encode("utf-16-le", "surrogatepass")) // 2
