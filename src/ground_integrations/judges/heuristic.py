@@ -129,6 +129,10 @@ DEFAULT_WEIGHTS: dict[Task, HeuristicWeights] = {
         coef=(0.897, 0.000, -2.925, 2.567, 1.115, 1.165, -0.830, -0.039, 1.892),
     ),
 }
+#: A figure that matches nothing in the context caps the sentence's score here (below the cut).
+FIGURE_CAP = 0.3
+#: In the Medical domain, a figure, unit, frequency or route missing from the supporting window.
+MEDICAL_CAP = 0.15
 _FIRST_PERSON = frozenset("i me my mine myself im ive id ill".split())
 
 
@@ -182,6 +186,7 @@ class _Tokens:
     figures: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)  # folded capitalised words, not first
     negated: bool = False
+    surface: dict[str, str] = field(default_factory=dict)  # canonical figure -> as written
 
 
 def _analyse(text: str) -> _Tokens:
@@ -197,6 +202,7 @@ def _analyse(text: str) -> _Tokens:
         figure = _canonical_number(word)
         if figure is not None and (_HAS_DIGIT.search(word) or i > 0):
             out.figures.append(figure)
+            out.surface.setdefault(figure, span.text)
             continue
         if _HAS_DIGIT.search(word):
             # "3rd", "covid-19", "a4": treat as an exact-match token.
@@ -231,6 +237,7 @@ class _ContextIndex:
     pairs: frozenset[tuple[str, str]]
     triples: frozenset[tuple[str, str, str]]
     idf: dict[str, float]
+    surface: dict[str, str]
 
 
 def _index_context(context: Sequence[str]) -> _ContextIndex:
@@ -240,6 +247,7 @@ def _index_context(context: Sequence[str]) -> _ContextIndex:
     words: set[str] = set()
     figures: set[str] = set()
     df: Counter[str] = Counter()
+    surface: dict[str, str] = {}
     for p, passage in enumerate(context):
         for span in split_sentences(passage):
             tokens = _analyse(span.text)
@@ -256,6 +264,8 @@ def _index_context(context: Sequence[str]) -> _ContextIndex:
                 negated=tokens.negated,
             )
             sentences.append(sentence)
+            for canonical, written in tokens.surface.items():
+                surface.setdefault(canonical, written)
             words |= sentence.words
             figures |= sentence.figures
             w = tokens.words
@@ -270,6 +280,7 @@ def _index_context(context: Sequence[str]) -> _ContextIndex:
         pairs=frozenset(pairs),
         triples=frozenset(triples),
         idf={s: math.log(1 + n / c) for s, c in df.items()},
+        surface=surface,
     )
 
 
@@ -294,6 +305,7 @@ class SentenceFeatures:
     reasons: list[str] = field(default_factory=list)
     window: _Window | None = None
     medical_violation: bool = False
+    figure_mismatch: bool = False
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
@@ -396,13 +408,15 @@ def sentence_features(
         f for f in dict.fromkeys(tokens.figures) if not any(_rounds_to(f, c) for c in figure_pool)
     ]
     if bad_figures:
+        feats.figure_mismatch = True
         v["figures"] = min(1.0, len(bad_figures) / 2 + 0.5)
         where = "in the supporting passage" if medical else "in the context"
         for f in bad_figures:
             near = _closest_figure(f, figure_pool)
-            hint = f" (it gives {near})" if near is not None else ""
-            feats.reasons.append(f"the figure {f} does not appear {where}{hint}")
-            feats.unsupported.append(f)
+            hint = f" (it gives {index.surface.get(near, near)})" if near is not None else ""
+            written = tokens.surface.get(f, f)
+            feats.reasons.append(f"the figure {written} does not appear {where}{hint}")
+            feats.unsupported.append(written)
     if medical:
         local_words = (window.words if window else frozenset()) | given_words
         critical = [w for w in dict.fromkeys(tokens.words) if w in _MEDICAL_CRITICAL]
@@ -450,7 +464,7 @@ class HeuristicJudge(Judge):
 
     name = "heuristic"
     version = "1.0"
-    default_thresholds = Thresholds.around(0.5, 0.06)
+    default_thresholds = Thresholds(grounded=0.52, not_grounded=0.49)
 
     def __init__(
         self,
@@ -486,25 +500,58 @@ class HeuristicJudge(Judge):
                 self._index_cache.popitem(last=False)
         return index
 
+    def _score(self, vector: Sequence[float], task: Task) -> float:
+        w = self.weights[task]
+        z = w.bias + sum(c * x for c, x in zip(w.coef, vector))
+        return 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, z))))
+
+    @staticmethod
+    def _cap(score: float, feats: SentenceFeatures) -> float:
+        if feats.medical_violation:
+            return min(score, MEDICAL_CAP)
+        if feats.figure_mismatch:
+            return min(score, FIGURE_CAP)
+        return score
+
     def sentence_score(self, feats: SentenceFeatures, task: Task) -> float:
         """Groundedness of one sentence in [0, 1] from its features."""
         if not feats.checkable:
             return 1.0
-        w = self.weights[task]
-        z = w.bias + sum(c * x for c, x in zip(w.coef, feats.vector()))
-        score = 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, z))))
-        if feats.medical_violation:
-            score = min(score, 0.2)
+        return self._cap(self._score(feats.vector(), task), feats)
+
+    def answer_score(self, feats: Sequence[SentenceFeatures], task: Task) -> float:
+        """Groundedness of the answer: the model applied to the per-feature maximum over its
+        sentences (what the weights were fitted on), capped by any sentence's hard failure."""
+        checkable = [f for f in feats if f.checkable]
+        if not checkable:
+            return 1.0
+        vector = [max(values) for values in zip(*(f.vector() for f in checkable))]
+        score = self._score(vector, task)
+        for f in checkable:
+            score = self._cap(score, f)
         return score
 
     def judge(self, request: GroundednessRequest) -> Judgement:
         index = self._index(request.context)
         given = _analyse(request.query) if request.task is Task.QNA and request.query else None
         cut = self.default_thresholds
+        spans = _answer_sentences(request.answer)
+        all_feats = [
+            sentence_features(index, span.text, given, request.domain, self.window) for span in spans
+        ]
+        overall = self.answer_score(all_feats, request.task)
+        scores = [self.sentence_score(f, request.task) for f in all_feats]
+        if cut.verdict(overall) is Verdict.GROUNDED:
+            # The fitted model clears the answer; no sentence is flagged below it.
+            scores = [max(s, overall) for s in scores]
+        elif all(
+            cut.verdict(s) is Verdict.GROUNDED for s in scores
+        ):
+            # The answer as a whole falls short: pin that on its weakest sentence.
+            weakest = min(range(len(scores)), key=scores.__getitem__)
+            scores[weakest] = min(scores[weakest], overall)
         sentences: list[SentenceJudgement] = []
-        for i, span in enumerate(_answer_sentences(request.answer)):
-            feats = sentence_features(index, span.text, given, request.domain, self.window)
-            score = self.sentence_score(feats, request.task)
+        for i, (span, feats, score) in enumerate(zip(spans, all_feats, scores)):
             verdict = cut.verdict(score)
             evidence = []
             if feats.window is not None and feats.window.coverage > 0:
@@ -541,8 +588,7 @@ class HeuristicJudge(Judge):
                     unsupported=feats.unsupported if verdict is not Verdict.GROUNDED else [],
                 )
             )
-        score = min((s.score for s in sentences), default=1.0)
-        return Judgement(score=score, sentences=sentences)
+        return Judgement(score=overall, sentences=sentences)
 
 
 def _answer_sentences(answer: str) -> list[Span]:

@@ -1,0 +1,91 @@
+"""ground_integrations: stop RAG applications from shipping hallucinated answers.
+
+>>> from ground_integrations import GroundednessChecker
+>>> checker = GroundednessChecker()
+>>> result = checker.check(
+...     context=["Mauna Kea is an inactive volcano on the island of Hawaiʻi. "
+...              "Its peak is 4,207.3 m above sea level."],
+...     answer="Mauna Kea is 5,207.3 meters tall.",
+... )
+>>> result.verdict.value
+'notGrounded'
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .checker import AZURE_LIMITS, GroundednessChecker, Limits
+from .errors import (
+    ConfigurationError,
+    EmptyInputError,
+    GroundednessError,
+    InputTooLongError,
+    InvalidInputError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeResponseError,
+    JudgeTimeoutError,
+    MissingDependencyError,
+    RateLimitError,
+    UngroundedAnswerError,
+)
+from .judges import HeuristicJudge, Judge, Judgement, LexicalBaselineJudge, Thresholds
+from .models import (
+    Domain,
+    Evidence,
+    GroundednessRequest,
+    GroundednessResult,
+    IndexDetails,
+    JudgeInfo,
+    SentenceJudgement,
+    Task,
+    UngroundedDetail,
+    Verdict,
+)
+from .policies import Action, Decision, Enforced, OnError, Policy, aenforce, enforce, mark_ungrounded
+
+try:
+    __version__ = version("ground-integrations")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0"
+
+__all__ = [
+    "AZURE_LIMITS",
+    "Action",
+    "ConfigurationError",
+    "Decision",
+    "Domain",
+    "EmptyInputError",
+    "Enforced",
+    "Evidence",
+    "GroundednessChecker",
+    "GroundednessError",
+    "GroundednessRequest",
+    "GroundednessResult",
+    "HeuristicJudge",
+    "IndexDetails",
+    "InputTooLongError",
+    "InvalidInputError",
+    "Judge",
+    "JudgeError",
+    "JudgeHTTPError",
+    "JudgeInfo",
+    "JudgeResponseError",
+    "JudgeTimeoutError",
+    "Judgement",
+    "LexicalBaselineJudge",
+    "Limits",
+    "MissingDependencyError",
+    "OnError",
+    "Policy",
+    "RateLimitError",
+    "SentenceJudgement",
+    "Task",
+    "Thresholds",
+    "UngroundedAnswerError",
+    "UngroundedDetail",
+    "Verdict",
+    "__version__",
+    "aenforce",
+    "enforce",
+    "mark_ungrounded",
+]

@@ -1,0 +1,589 @@
+"""GroundednessChecker: normalise inputs, enforce limits, chunk long context, call a judge, cache.
+
+Everything a judge should not have to think about lives here, once, for every judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Union
+
+from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
+from .judges.base import Judge, Judgement, Thresholds
+from .models import (
+    Domain,
+    Evidence,
+    GroundednessRequest,
+    GroundednessResult,
+    SentenceJudgement,
+    Task,
+    UngroundedDetail,
+    Verdict,
+)
+from .text import split_sentences
+
+__all__ = ["AZURE_LIMITS", "GroundednessChecker", "Limits"]
+
+ContextLike = Union[str, Any, Sequence[Any]]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Size limits in characters (code points). ``None`` means unlimited."""
+
+    max_context_chars: int | None = None
+    max_answer_chars: int | None = None
+    max_query_chars: int | None = None
+
+
+#: The limits of Azure's detectGroundedness: 55,000 characters of sources, 7,500 of text and query.
+AZURE_LIMITS = Limits(max_context_chars=55_000, max_answer_chars=7_500, max_query_chars=7_500)
+
+
+def _passage_text(item: Any, index: int) -> str:
+    """A passage from a str, a LangChain-style Document, a LlamaIndex-style node or a dict."""
+    if isinstance(item, str):
+        text = item
+    elif isinstance(item, Mapping):
+        for key in ("page_content", "text", "content"):
+            if isinstance(item.get(key), str):
+                text = item[key]
+                break
+        else:
+            raise InvalidInputError(
+                f"context[{index}] is a mapping without a 'page_content', 'text' or 'content' "
+                "string; pass strings or documents.",
+                field=f"context[{index}]",
+            )
+    elif isinstance(getattr(item, "page_content", None), str):
+        text = item.page_content
+    elif callable(getattr(item, "get_content", None)):
+        text = item.get_content()
+    elif isinstance(getattr(item, "text", None), str):
+        text = item.text
+    else:
+        raise InvalidInputError(
+            f"context[{index}] has type {type(item).__name__}; pass a str, a document with "
+            "'page_content', a node with 'get_content()', or a dict with 'text'.",
+            field=f"context[{index}]",
+        )
+    if not isinstance(text, str) or not text.strip():
+        raise EmptyInputError(
+            f"context[{index}] is empty; remove empty passages before checking "
+            "(invalid request: user message content is required).",
+            field=f"context[{index}]",
+        )
+    return text
+
+
+def normalize_context(context: ContextLike) -> tuple[str, ...]:
+    """Turn any accepted context into a tuple of non-empty passage strings."""
+    if context is None:
+        raise EmptyInputError(
+            "context is required: pass the retrieved passages "
+            "(invalid request: user message content is required).",
+            field="context",
+        )
+    if isinstance(context, bytes):
+        raise InvalidInputError("context is bytes; decode it to str first.", field="context")
+    single = (
+        isinstance(context, str | Mapping)
+        or hasattr(context, "page_content")
+        or callable(getattr(context, "get_content", None))
+        or not isinstance(context, Iterable)
+    )
+    items = [context] if single else list(context)
+    if not items:
+        raise EmptyInputError(
+            "context is empty: pass at least one passage "
+            "(invalid request: user message content is required).",
+            field="context",
+        )
+    return tuple(_passage_text(item, i) for i, item in enumerate(items))
+
+
+def normalize_answer(answer: Any) -> str:
+    """The answer as a str; accepts objects with a string ``content`` or ``response``."""
+    text = answer
+    if not isinstance(text, str):
+        for attr in ("content", "response", "text"):
+            value = getattr(answer, attr, None)
+            if isinstance(value, str):
+                text = value
+                break
+    if not isinstance(text, str):
+        raise InvalidInputError(
+            f"answer has type {type(answer).__name__}; pass the generated text as a str "
+            "(or a message with a string 'content').",
+            field="answer",
+        )
+    if not text.strip():
+        raise EmptyInputError(
+            "answer is empty: there is nothing to check "
+            "(invalid request: assistant message content is required).",
+            field="answer",
+        )
+    return text
+
+
+def _enum(value: Any, enum: type[Task] | type[Domain], field: str) -> Any:
+    if isinstance(value, enum):
+        return value
+    if isinstance(value, str):
+        for member in enum:
+            if member.value.lower() == value.strip().lower():
+                return member
+    allowed = ", ".join(repr(m.value) for m in enum)
+    raise InvalidInputError(f"{field} must be one of {allowed}, got {value!r}.", field=field)
+
+
+class _LRU:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[str, GroundednessResult] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> GroundednessResult | None:
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is not None:
+                self._data.move_to_end(key)
+            return hit
+
+    def put(self, key: str, value: GroundednessResult) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+@dataclass(frozen=True)
+class _Piece:
+    passage: int
+    offset: int
+    text: str
+
+
+class GroundednessChecker:
+    """Checks whether an answer is supported by its context.
+
+    Args:
+        judge: what decides; the embedded offline :class:`HeuristicJudge` by default.
+        thresholds: score cut points; the judge's calibrated ones by default.
+        limits: size limits that raise :class:`InputTooLongError`; ``AZURE_LIMITS`` gives the
+            Azure service's, ``None`` (default) checks any size by chunking.
+        chunk_chars: context larger than this is judged in overlapping chunks and a sentence is
+            grounded if any chunk supports it. Defaults to the judge's ``max_context_chars``.
+        chunk_overlap: characters shared by consecutive chunks of one passage.
+        cache_size: results kept by content hash (0 disables), so regenerate loops re-checking
+            the same answer cost nothing.
+        max_concurrency: parallel checks in ``check_many`` / ``acheck_many``.
+    """
+
+    def __init__(
+        self,
+        judge: Judge | None = None,
+        *,
+        thresholds: Thresholds | None = None,
+        limits: Limits | None = None,
+        chunk_chars: int | None = None,
+        chunk_overlap: int = 200,
+        cache_size: int = 256,
+        max_concurrency: int = 4,
+    ) -> None:
+        self._owns_judge = judge is None
+        if judge is None:
+            from .judges.heuristic import HeuristicJudge
+
+            judge = HeuristicJudge()
+        if not isinstance(judge, Judge):
+            raise ConfigurationError(
+                f"judge must be a ground_integrations Judge, got {type(judge).__name__}"
+            )
+        chunk_chars = chunk_chars if chunk_chars is not None else judge.max_context_chars
+        if chunk_chars is not None and chunk_chars <= 0:
+            raise ConfigurationError(f"chunk_chars must be positive, got {chunk_chars}")
+        if chunk_overlap < 0 or (chunk_chars is not None and chunk_overlap >= chunk_chars):
+            raise ConfigurationError("chunk_overlap must be >= 0 and smaller than chunk_chars")
+        if max_concurrency < 1:
+            raise ConfigurationError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        self.judge = judge
+        self.thresholds = thresholds or judge.default_thresholds
+        self.limits = limits
+        self.chunk_chars = chunk_chars
+        self.chunk_overlap = chunk_overlap
+        self.max_concurrency = max_concurrency
+        self._cache = _LRU(cache_size)
+
+    def __repr__(self) -> str:
+        return f"GroundednessChecker(judge={self.judge!r}, thresholds={self.thresholds!r})"
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def build_request(
+        self,
+        context: ContextLike,
+        answer: Any,
+        query: str | None = None,
+        *,
+        task: Task | str = Task.SUMMARIZATION,
+        domain: Domain | str = Domain.GENERIC,
+        reasoning: bool = False,
+    ) -> GroundednessRequest:
+        """Validate and normalise inputs into a request (raises typed errors naming the field)."""
+        passages = normalize_context(context)
+        text = normalize_answer(answer)
+        task_ = _enum(task, Task, "task")
+        domain_ = _enum(domain, Domain, "domain")
+        if query is not None and not isinstance(query, str):
+            raise InvalidInputError(
+                f"query has type {type(query).__name__}; pass the user's question as a str.",
+                field="query",
+            )
+        if query is not None and not query.strip():
+            query = None
+        if task_ is Task.QNA and query is None:
+            raise InvalidInputError(
+                "task 'QnA' requires the user's query; pass query=... or use task='Summarization'.",
+                field="query",
+            )
+        if not isinstance(reasoning, bool):
+            raise InvalidInputError("reasoning must be True or False.", field="reasoning")
+        self._enforce_limits(passages, text, query)
+        return GroundednessRequest(
+            context=passages, answer=text, query=query, task=task_, domain=domain_, reasoning=reasoning
+        )
+
+    def _enforce_limits(self, passages: tuple[str, ...], answer: str, query: str | None) -> None:
+        if self.limits is None:
+            return
+        checks = [
+            ("context", sum(len(p) for p in passages), self.limits.max_context_chars),
+            ("answer", len(answer), self.limits.max_answer_chars),
+            ("query", len(query or ""), self.limits.max_query_chars),
+        ]
+        for field, actual, limit in checks:
+            if limit is not None and actual > limit:
+                raise InputTooLongError(
+                    f"{field} has {actual:,} characters, over the limit of {limit:,}; "
+                    f"shorten it, split the check, or create the checker with limits=None.",
+                    field=field,
+                    limit=limit,
+                    actual=actual,
+                )
+
+    def _coerce(self, item: GroundednessRequest | Mapping[str, Any]) -> GroundednessRequest:
+        if isinstance(item, GroundednessRequest):
+            return self.build_request(
+                item.context, item.answer, item.query,
+                task=item.task, domain=item.domain, reasoning=item.reasoning,
+            )
+        if isinstance(item, Mapping):
+            unknown = set(item) - {"context", "answer", "query", "task", "domain", "reasoning"}
+            if unknown:
+                raise InvalidInputError(
+                    f"unknown keys {sorted(unknown)}; expected context, answer, query, task, "
+                    "domain, reasoning.",
+                    field=sorted(unknown)[0],
+                )
+            if "answer" not in item or "context" not in item:
+                missing = "answer" if "answer" not in item else "context"
+                raise InvalidInputError(f"item has no {missing!r}.", field=missing)
+            return self.build_request(**item)
+        raise InvalidInputError(
+            f"batch items must be dicts or GroundednessRequest, got {type(item).__name__}.",
+            field="item",
+        )
+
+    # -- chunking ---------------------------------------------------------------------------
+
+    def _chunks(self, request: GroundednessRequest) -> list[list[_Piece]]:
+        size = self.chunk_chars
+        if size is None or sum(len(p) for p in request.context) <= size:
+            return [[_Piece(i, 0, p) for i, p in enumerate(request.context)]]
+        pieces: list[_Piece] = []
+        for i, passage in enumerate(request.context):
+            pieces.extend(self._split_passage(i, passage, size))
+        chunks: list[list[_Piece]] = [[]]
+        used = 0
+        for piece in pieces:
+            if chunks[-1] and used + len(piece.text) > size:
+                chunks.append([])
+                used = 0
+            chunks[-1].append(piece)
+            used += len(piece.text)
+        return chunks
+
+    def _split_passage(self, index: int, passage: str, size: int) -> list[_Piece]:
+        if len(passage) <= size:
+            return [_Piece(index, 0, passage)]
+        # Cut at sentence boundaries where possible; consecutive windows overlap.
+        bounds = [s.start for s in split_sentences(passage)] or [0]
+        out: list[_Piece] = []
+        start = 0
+        while start < len(passage):
+            end = min(len(passage), start + size)
+            if end < len(passage):
+                cut = max((b for b in bounds if start + size // 2 < b <= end), default=end)
+                end = cut
+            out.append(_Piece(index, start, passage[start:end]))
+            if end >= len(passage):
+                break
+            nxt = max(start + 1, end - self.chunk_overlap)
+            # Restart at a sentence boundary inside the overlap, if there is one.
+            nxt = min((b for b in bounds if nxt <= b < end), default=nxt)
+            start = nxt
+        return out
+
+    @staticmethod
+    def _sub_request(request: GroundednessRequest, chunk: list[_Piece]) -> GroundednessRequest:
+        return request.model_copy(update={"context": tuple(p.text for p in chunk)})
+
+    # -- merging ----------------------------------------------------------------------------
+
+    def _merge(
+        self, request: GroundednessRequest, chunks: list[list[_Piece]], outs: list[Judgement]
+    ) -> Judgement:
+        if len(outs) == 1:
+            return self._remap(outs[0], chunks[0])
+        remapped = [self._remap(o, c) for o, c in zip(outs, chunks)]
+        if all(o.sentences for o in remapped) and len({len(o.sentences) for o in remapped}) == 1:
+            best: list[SentenceJudgement] = []
+            for i in range(len(remapped[0].sentences)):
+                best.append(max((o.sentences[i] for o in remapped), key=lambda s: s.score))
+            return Judgement(score=min(s.score for s in best), sentences=best)
+        scores = [o.score for o in remapped if o.score is not None]
+        verdicts = [o.verdict for o in remapped if o.verdict is not None]
+        for v in (Verdict.GROUNDED, Verdict.NOT_SURE, Verdict.NOT_GROUNDED):
+            if v in verdicts:
+                return Judgement(score=max(scores) if scores else None, verdict=v)
+        return Judgement(score=max(scores))
+
+    @staticmethod
+    def _remap(out: Judgement, chunk: list[_Piece]) -> Judgement:
+        if all(p.offset == 0 and p.passage == i for i, p in enumerate(chunk)):
+            return out
+        sentences = []
+        for s in out.sentences:
+            evidence = [
+                Evidence(
+                    passage=chunk[e.passage].passage,
+                    start=e.start + chunk[e.passage].offset,
+                    end=e.end + chunk[e.passage].offset,
+                    text=e.text,
+                    score=e.score,
+                )
+                for e in s.evidence
+                if e.passage < len(chunk)
+            ]
+            sentences.append(s.model_copy(update={"evidence": evidence}))
+        return out.model_copy(update={"sentences": sentences})
+
+    # -- results ----------------------------------------------------------------------------
+
+    def _result(
+        self, request: GroundednessRequest, judgement: Judgement, chunks: int, started: float
+    ) -> GroundednessResult:
+        cut = self.thresholds
+        sentences = [
+            s.model_copy(update={"verdict": cut.verdict(s.score)}) for s in judgement.sentences
+        ]
+        if judgement.score is not None:
+            score = judgement.score
+            verdict = cut.verdict(score)
+        else:
+            assert judgement.verdict is not None  # guaranteed by Judgement's validator
+            verdict = judgement.verdict
+            score = {Verdict.GROUNDED: 1.0, Verdict.NOT_SURE: 0.5, Verdict.NOT_GROUNDED: 0.0}[verdict]
+        if judgement.verdict is not None and judgement.score is not None:
+            verdict = judgement.verdict  # a judge that labels itself has the last word
+        details = list(judgement.ungrounded_details)
+        if not details:
+            details = [
+                UngroundedDetail.from_span(request.answer, s.start, s.end, s.reason or None)
+                for s in sentences
+                if s.verdict is not Verdict.GROUNDED
+            ]
+        flagged = sum(d.length.code_point for d in details)
+        confidence = judgement.confidence
+        if confidence is None:
+            confidence = cut.confidence(score) if judgement.score is not None else 1.0
+        return GroundednessResult(
+            verdict=verdict,
+            score=score,
+            confidence=round(confidence, 6),
+            ungrounded_percentage=round(min(1.0, flagged / len(request.answer)), 6),
+            ungrounded_details=details,
+            sentences=sentences,
+            answer=request.answer,
+            task=request.task,
+            domain=request.domain,
+            reasoning=request.reasoning,
+            judge=self.judge.info,
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            chunks=chunks,
+        )
+
+    def _cache_key(self, request: GroundednessRequest) -> str:
+        payload = json.dumps(
+            [self.judge.cache_key(), self.thresholds.model_dump(), request.model_dump(mode="json")],
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _cached(self, key: str, started: float) -> GroundednessResult | None:
+        hit = self._cache.get(key)
+        if hit is None:
+            return None
+        return hit.model_copy(
+            update={"cached": True, "latency_ms": round((time.perf_counter() - started) * 1000, 3)}
+        )
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    # -- public API ---------------------------------------------------------------------------
+
+    def check(
+        self,
+        context: ContextLike,
+        answer: Any,
+        query: str | None = None,
+        *,
+        task: Task | str = Task.SUMMARIZATION,
+        domain: Domain | str = Domain.GENERIC,
+        reasoning: bool = False,
+    ) -> GroundednessResult:
+        """Check one answer against its context."""
+        started = time.perf_counter()
+        request = self.build_request(
+            context, answer, query, task=task, domain=domain, reasoning=reasoning
+        )
+        return self._check_request(request, started)
+
+    def _check_request(self, request: GroundednessRequest, started: float) -> GroundednessResult:
+        key = self._cache_key(request)
+        hit = self._cached(key, started)
+        if hit is not None:
+            return hit
+        chunks = self._chunks(request)
+        outs = [self.judge.run(self._sub_request(request, c)) for c in chunks]
+        result = self._result(request, self._merge(request, chunks, outs), len(chunks), started)
+        self._cache.put(key, result)
+        return result
+
+    async def acheck(
+        self,
+        context: ContextLike,
+        answer: Any,
+        query: str | None = None,
+        *,
+        task: Task | str = Task.SUMMARIZATION,
+        domain: Domain | str = Domain.GENERIC,
+        reasoning: bool = False,
+    ) -> GroundednessResult:
+        """Async twin of :meth:`check`."""
+        started = time.perf_counter()
+        request = self.build_request(
+            context, answer, query, task=task, domain=domain, reasoning=reasoning
+        )
+        return await self._acheck_request(request, started)
+
+    async def _acheck_request(
+        self, request: GroundednessRequest, started: float
+    ) -> GroundednessResult:
+        key = self._cache_key(request)
+        hit = self._cached(key, started)
+        if hit is not None:
+            return hit
+        chunks = self._chunks(request)
+        outs = await asyncio.gather(*(self.judge.arun(self._sub_request(request, c)) for c in chunks))
+        result = self._result(request, self._merge(request, chunks, list(outs)), len(chunks), started)
+        self._cache.put(key, result)
+        return result
+
+    def check_many(
+        self,
+        items: Iterable[GroundednessRequest | Mapping[str, Any]],
+        *,
+        max_concurrency: int | None = None,
+        return_exceptions: bool = True,
+    ) -> list[GroundednessResult | Exception]:
+        """Check many items with bounded concurrency. Order is kept; a failing item yields its
+        exception in place (or raises, with ``return_exceptions=False``) and loses no other."""
+        items = list(items)
+        workers = max_concurrency or self.max_concurrency
+
+        def one(item: Any) -> GroundednessResult | Exception:
+            try:
+                return self._check_request(self._coerce(item), time.perf_counter())
+            except Exception as exc:  # noqa: BLE001 - reported per item
+                if not return_exceptions:
+                    raise
+                return exc
+
+        if workers == 1 or len(items) <= 1:
+            return [one(i) for i in items]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ground") as pool:
+            return list(pool.map(one, items))
+
+    async def acheck_many(
+        self,
+        items: Iterable[GroundednessRequest | Mapping[str, Any]],
+        *,
+        max_concurrency: int | None = None,
+        return_exceptions: bool = True,
+    ) -> list[GroundednessResult | Exception]:
+        """Async twin of :meth:`check_many`."""
+        semaphore = asyncio.Semaphore(max_concurrency or self.max_concurrency)
+
+        async def one(item: Any) -> GroundednessResult | Exception:
+            async with semaphore:
+                try:
+                    return await self._acheck_request(self._coerce(item), time.perf_counter())
+                except Exception as exc:  # noqa: BLE001
+                    if not return_exceptions:
+                        raise
+                    return exc
+
+        return list(await asyncio.gather(*(one(i) for i in items)))
+
+    def close(self) -> None:
+        """Close the judge if this checker created it (a judge you passed in stays yours)."""
+        if self._owns_judge:
+            self.judge.close()
+
+    async def aclose(self) -> None:
+        if self._owns_judge:
+            await self.judge.aclose()
+
+    def __enter__(self) -> GroundednessChecker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> GroundednessChecker:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

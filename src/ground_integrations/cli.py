@@ -1,0 +1,214 @@
+"""The ``ground`` command.
+
+``ground check``: check one answer. Context comes from ``--context`` (repeatable), ``--context-file``
+(repeatable; one passage per file) or stdin (``--context -``). ``--format`` picks text, json (our
+result), azure (detectGroundedness response) or upstage (the verdict string).
+
+``ground eval FILE.jsonl``: evaluate on labelled JSONL. Per-record outcomes go to ``--output``
+(default ``FILE.results.jsonl``) as they are produced; running again resumes where it stopped.
+
+Exit codes:
+  0  success (for ``check``: whatever the verdict, unless ``--exit-code``)
+  1  with ``check --exit-code``: the answer is notGrounded
+  2  bad usage or invalid input (empty answer, empty context, unreadable file, ...)
+  3  with ``check --exit-code``: the answer is notSure
+  4  the judge failed
+  130 interrupted (``eval`` keeps what it wrote and resumes next time)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .checker import AZURE_LIMITS, GroundednessChecker
+from .errors import GroundednessError, InvalidInputError, JudgeError
+from .models import GroundednessResult, Verdict
+
+EXIT_OK, EXIT_NOT_GROUNDED, EXIT_USAGE, EXIT_NOT_SURE, EXIT_JUDGE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ground", description="Check that RAG answers are grounded in their context."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="check one answer against its context")
+    check.add_argument("--context", "-c", action="append", default=[], metavar="TEXT",
+                       help="a context passage (repeatable); '-' reads one passage from stdin")
+    check.add_argument("--context-file", "-f", action="append", default=[], metavar="PATH",
+                       help="a file holding one passage (repeatable)")
+    check.add_argument("--answer", "-a", required=True, help="the answer to check ('-' for stdin)")
+    check.add_argument("--query", "-q", help="the user's question (required for --task QnA)")
+    check.add_argument("--task", default="Summarization", help="QnA or Summarization")
+    check.add_argument("--domain", default="Generic", help="Generic or Medical")
+    check.add_argument("--reasoning", action="store_true", help="include reasons in --format azure")
+    check.add_argument("--format", choices=["text", "json", "azure", "upstage"], default="text")
+    check.add_argument("--azure-limits", action="store_true",
+                       help="enforce Azure's limits (55,000 chars of context, 7,500 of answer/query)")
+    check.add_argument("--exit-code", action="store_true",
+                       help="exit 1 on notGrounded and 3 on notSure")
+
+    ev = sub.add_parser("eval", help="evaluate on labelled JSONL (id, dataset, task, query, "
+                        "context, answer, label, spans)")
+    ev.add_argument("path", type=Path)
+    ev.add_argument("--output", "-o", type=Path, help="per-record outcomes (default: PATH.results.jsonl)")
+    ev.add_argument("--fresh", action="store_true", help="discard earlier outcomes instead of resuming")
+    ev.add_argument("--limit", type=int, help="evaluate at most this many records")
+    ev.add_argument("--not-sure-as", choices=["notGrounded", "grounded"], default="notGrounded",
+                    help="how a notSure verdict counts in accuracy (default notGrounded: the "
+                    "default policy does not release it unchecked)")
+    ev.add_argument("--baseline", action="store_true",
+                    help="also report the lexical baseline, its cut tuned on this file")
+    ev.add_argument("--no-progress", action="store_true")
+    return parser
+
+
+def _read_stdin_once(state: dict[str, str | None]) -> str:
+    if state.get("stdin") is None:
+        state["stdin"] = sys.stdin.read()
+    return state["stdin"] or ""
+
+
+def _gather_context(args: argparse.Namespace, state: dict[str, str | None]) -> list[str]:
+    passages = [(_read_stdin_once(state) if c == "-" else c) for c in args.context]
+    for path in args.context_file:
+        try:
+            passages.append(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read context file {path}: {exc.strerror}", field="context") from exc
+    if not passages and args.answer != "-" and not sys.stdin.isatty():
+        passages.append(_read_stdin_once(state))
+    return passages
+
+
+def _print_text(result: GroundednessResult) -> None:
+    print(result.verdict.value)
+    print(f"score {result.score:.3f}  confidence {result.confidence:.3f}  "
+          f"ungrounded {result.ungrounded_percentage:.0%}  judge {result.judge.name} "
+          f"{result.judge.version}  {result.latency_ms:.1f} ms")
+    for d in result.ungrounded_details:
+        print(f'- "{d.text}" [codePoint {d.offset.code_point}+{d.length.code_point}, '
+              f"utf8 {d.offset.utf8}+{d.length.utf8}, utf16 {d.offset.utf16}+{d.length.utf16}]")
+        if d.reason:
+            print(f"  reason: {d.reason}")
+
+
+def _check(args: argparse.Namespace) -> int:
+    state: dict[str, str | None] = {}
+    answer = _read_stdin_once(state) if args.answer == "-" else args.answer
+    context = _gather_context(args, state)
+    checker = GroundednessChecker(limits=AZURE_LIMITS if args.azure_limits else None)
+    result = checker.check(context, answer, args.query, task=args.task, domain=args.domain,
+                           reasoning=args.reasoning)
+    if args.format == "json":
+        print(result.model_dump_json(indent=2))
+    elif args.format == "azure":
+        print(json.dumps(result.to_azure(), indent=2, ensure_ascii=False))
+    elif args.format == "upstage":
+        print(result.to_upstage())
+    else:
+        _print_text(result)
+    if args.exit_code:
+        return {Verdict.GROUNDED: EXIT_OK, Verdict.NOT_GROUNDED: EXIT_NOT_GROUNDED,
+                Verdict.NOT_SURE: EXIT_NOT_SURE}[result.verdict]
+    return EXIT_OK
+
+
+def _load_done(output: Path) -> dict[str, dict[str, Any]]:
+    """Outcomes already written; a line cut short by an interruption is dropped and rewritten."""
+    done: dict[str, dict[str, Any]] = {}
+    if not output.exists():
+        return done
+    lines = output.read_text(encoding="utf-8").splitlines()
+    broken = False
+    for line in lines:
+        try:
+            row = json.loads(line)
+            done[str(row["id"])] = row
+        except (json.JSONDecodeError, KeyError, TypeError):
+            broken = True
+    if broken:
+        output.write_text("".join(json.dumps(r) + "\n" for r in done.values()), encoding="utf-8")
+    return done
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluation import format_table, grouped_metrics, read_jsonl, record_outcome, tune_cut
+
+    records = list(read_jsonl(args.path))
+    if args.limit is not None:
+        records = records[: args.limit]
+    for i, r in enumerate(records):
+        r.setdefault("id", f"line-{i + 1}")
+    output = args.output or args.path.with_suffix(".results.jsonl")
+    if args.fresh and output.exists():
+        output.unlink()
+    done = _load_done(output)
+    todo = [r for r in records if str(r["id"]) not in done]
+    checker = GroundednessChecker(cache_size=0)
+    interrupted = False
+    try:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(records), initial=len(records) - len(todo), unit="rec",
+                   disable=args.no_progress, file=sys.stderr)
+        with open(output, "a", encoding="utf-8") as fh:
+            for record in todo:
+                try:
+                    result = checker.check(record["context"], record["answer"], record.get("query"),
+                                           task=record.get("task", "Summarization"))
+                    row = record_outcome(record, result)
+                except GroundednessError as exc:
+                    row = record_outcome(record, error=exc)
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                fh.flush()
+                done[str(record["id"])] = row
+                bar.update(1)
+        bar.close()
+    except KeyboardInterrupt:
+        interrupted = True
+        print(f"\ninterrupted: {len(done)} outcomes kept in {output}; run again to resume",
+              file=sys.stderr)
+    wanted = {str(r["id"]) for r in records}
+    rows = [row for key, row in done.items() if key in wanted]
+    print(format_table(grouped_metrics(rows, not_sure_as=args.not_sure_as),
+                       title=f"{checker.judge.name} {checker.judge.version} on {args.path} "
+                       f"({len(rows)}/{len(records)} records; notSure counted as {args.not_sure_as})"))
+    print(f"outcomes: {output}")
+    if args.baseline:
+        from .judges.lexical import LexicalBaselineJudge
+
+        base = GroundednessChecker(LexicalBaselineJudge(), cache_size=0)
+        outs = [base.check(r["context"], r["answer"]) for r in records]
+        cut = tune_cut([o.score for o in outs], [r["label"] for r in records])
+        tuned = GroundednessChecker(LexicalBaselineJudge(cut), cache_size=0)
+        base_rows = [record_outcome(r, tuned.check(r["context"], r["answer"])) for r in records]
+        print()
+        print(format_table(grouped_metrics(base_rows),
+                           title=f"lexical baseline, cut {cut:.3f} tuned on this file"))
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _check(args) if args.command == "check" else _eval(args)
+    except InvalidInputError as exc:
+        print(f"ground: invalid input: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except JudgeError as exc:
+        print(f"ground: judge failed: {exc}", file=sys.stderr)
+        return EXIT_JUDGE
+    except GroundednessError as exc:
+        print(f"ground: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

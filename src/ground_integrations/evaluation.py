@@ -1,0 +1,197 @@
+"""Evaluation on labelled JSONL (the format of ``shared/data/dev.jsonl``), shared by the CLI and
+the benchmarks.
+
+A record: ``{"id", "dataset", "task", "query", "context": [...], "answer", "label", "spans"}``
+with ``label`` ``grounded`` or ``notGrounded`` and ``spans`` character ranges of the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidInputError
+
+__all__ = [
+    "Metrics",
+    "compute_metrics",
+    "format_table",
+    "grouped_metrics",
+    "read_jsonl",
+    "record_outcome",
+    "tune_cut",
+]
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Records of a JSONL file; a line that is not a JSON object raises with its number."""
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInputError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+            if not isinstance(record, dict):
+                raise InvalidInputError(f"{path}:{number}: expected a JSON object per line")
+            yield record
+
+
+def record_outcome(record: dict[str, Any], result: Any = None, error: Exception | None = None) -> dict[str, Any]:
+    """One line of the per-record output file."""
+    out: dict[str, Any] = {
+        "id": record.get("id"),
+        "dataset": record.get("dataset", "all"),
+        "task": record.get("task", "Summarization"),
+        "label": record.get("label"),
+        "gold_spans": record.get("spans", []),
+    }
+    if error is not None:
+        out.update(verdict=None, score=None, error=f"{type(error).__name__}: {error}")
+        return out
+    out.update(
+        verdict=result.verdict.value,
+        score=result.score,
+        spans=[
+            {"start": d.offset.code_point, "end": d.offset.code_point + d.length.code_point}
+            for d in result.ungrounded_details
+        ],
+        latency_ms=result.latency_ms,
+    )
+    return out
+
+
+@dataclass
+class Metrics:
+    n: int = 0
+    errors: int = 0
+    balanced_accuracy: float = math.nan
+    f1_not_grounded: float = math.nan
+    span_f1: float | None = None
+    not_sure_rate: float = math.nan
+    latency_p50_ms: float | None = None
+    latency_p95_ms: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = math.floor(k), math.ceil(k)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def _chars(spans: Iterable[dict[str, int]]) -> set[int]:
+    out: set[int] = set()
+    for s in spans:
+        out.update(range(int(s["start"]), int(s["end"])))
+    return out
+
+
+def compute_metrics(
+    rows: Sequence[dict[str, Any]], *, not_sure_as: str = "notGrounded", with_spans: bool = False
+) -> Metrics:
+    """Balanced accuracy, F1 on notGrounded, span F1, notSure rate and latency of outcome rows."""
+    m = Metrics(n=len(rows))
+    ok = [r for r in rows if r.get("verdict") is not None]
+    m.errors = len(rows) - len(ok)
+    if not ok:
+        return m
+    def flagged(r: dict[str, Any]) -> bool:
+        v = r["verdict"]
+        return v == "notGrounded" or (v == "notSure" and not_sure_as == "notGrounded")
+    pos = [r for r in ok if r["label"] == "notGrounded"]
+    neg = [r for r in ok if r["label"] == "grounded"]
+    tp = sum(flagged(r) for r in pos)
+    fp = sum(flagged(r) for r in neg)
+    fn = len(pos) - tp
+    recalls = []
+    if pos:
+        recalls.append(tp / len(pos))
+    if neg:
+        recalls.append((len(neg) - fp) / len(neg))
+    m.balanced_accuracy = sum(recalls) / len(recalls)
+    m.f1_not_grounded = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else math.nan
+    m.not_sure_rate = sum(r["verdict"] == "notSure" for r in ok) / len(ok)
+    latencies = [r["latency_ms"] for r in ok if r.get("latency_ms") is not None]
+    m.latency_p50_ms = _percentile(latencies, 0.5)
+    m.latency_p95_ms = _percentile(latencies, 0.95)
+    if with_spans:
+        tp_c = fp_c = fn_c = 0
+        for r in ok:
+            gold = _chars(r.get("gold_spans") or [])
+            pred = _chars(r.get("spans") or []) if flagged(r) else set()
+            tp_c += len(gold & pred)
+            fp_c += len(pred - gold)
+            fn_c += len(gold - pred)
+        m.span_f1 = 2 * tp_c / (2 * tp_c + fp_c + fn_c) if (2 * tp_c + fp_c + fn_c) else None
+    return m
+
+
+def grouped_metrics(
+    rows: Sequence[dict[str, Any]], *, not_sure_as: str = "notGrounded"
+) -> dict[str, Metrics]:
+    """Metrics per ``dataset:task``, then ``all``. Span F1 where the dataset annotates spans."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[f"{r['dataset']}:{r['task']}"].append(r)
+    span_datasets = {r["dataset"] for r in rows if r.get("gold_spans")}
+    out = {
+        key: compute_metrics(
+            group, not_sure_as=not_sure_as, with_spans=key.split(":")[0] in span_datasets
+        )
+        for key, group in sorted(groups.items())
+    }
+    span_rows = [r for r in rows if r["dataset"] in span_datasets]
+    overall = compute_metrics(rows, not_sure_as=not_sure_as)
+    if span_rows:
+        overall.span_f1 = compute_metrics(span_rows, not_sure_as=not_sure_as, with_spans=True).span_f1
+    out["all"] = overall
+    return out
+
+
+def tune_cut(scores: Sequence[float], labels: Sequence[str]) -> float:
+    """The cut on ``score`` (flag when ``score < cut``) that maximises balanced accuracy."""
+    pairs = sorted(zip(scores, labels))
+    n_pos = sum(label == "notGrounded" for label in labels)
+    n_neg = len(labels) - n_pos
+    if not n_pos or not n_neg:
+        return 0.5
+    best_cut, best = pairs[0][0], -1.0
+    tp = fp = 0
+    # Flag everything strictly below candidate cut values, scanning upwards.
+    for i, (score, label) in enumerate(pairs):
+        if label == "notGrounded":
+            tp += 1
+        else:
+            fp += 1
+        nxt = pairs[i + 1][0] if i + 1 < len(pairs) else 1.0 + 1e-9
+        if nxt == score:
+            continue
+        ba = 0.5 * (tp / n_pos + (n_neg - fp) / n_neg)
+        if ba > best:
+            best, best_cut = ba, nxt
+    return best_cut
+
+
+def format_table(groups: dict[str, Metrics], *, title: str = "") -> str:
+    def f(x: float | None, digits: int = 3) -> str:
+        return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+    head = f"{'dataset:task':28s} {'n':>5s} {'bal.acc':>7s} {'F1(nG)':>7s} {'spanF1':>7s} {'notSure':>7s} {'p50 ms':>7s} {'p95 ms':>7s}"
+    lines = ([title] if title else []) + [head]
+    for key, m in groups.items():
+        lines.append(
+            f"{key:28s} {m.n:5d} {f(m.balanced_accuracy):>7s} {f(m.f1_not_grounded):>7s} "
+            f"{f(m.span_f1):>7s} {f(m.not_sure_rate):>7s} {f(m.latency_p50_ms, 2):>7s} "
+            f"{f(m.latency_p95_ms, 2):>7s}" + (f"  errors={m.errors}" if m.errors else "")
+        )
+    return "\n".join(lines)
