@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+import pytest
+
+from ground_integrations import GroundednessChecker
+
+MAUNA_KEA = (
+    "Mauna Kea is an inactive volcano on the island of Hawaiʻi. Its peak is 4,207.3 m above sea "
+    "level, making it the highest point in Hawaii and second-highest peak of an island on Earth."
+)
+BANK = (
+    "I'm 21 years old and I need to make a decision about the next two years of my life. I "
+    "currently work for a bank that requires strict sales goals to meet. They pay me 10/hour and "
+    "it's not unheard of to get a raise in 6ish months. Chase could only offer me 20 hours/week."
+)
+
+
+@pytest.fixture
+def checker() -> GroundednessChecker:
+    return GroundednessChecker()

@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
+
+from .conftest import MAUNA_KEA
+
+DRUG = (
+    "Amoxicillin 500 mg is taken orally three times daily for 7 days. "
+    "Patients with penicillin allergy should not take amoxicillin."
+)
+
+
+def test_is_deterministic(checker) -> None:
+    a = GroundednessChecker(cache_size=0).check([MAUNA_KEA], "Mauna Kea is the highest point in Hawaii.")
+    b = GroundednessChecker(cache_size=0).check([MAUNA_KEA], "Mauna Kea is the highest point in Hawaii.")
+    assert a.model_copy(update={"latency_ms": 0}) == b.model_copy(update={"latency_ms": 0})
+
+
+def test_rounded_figures_are_supported_but_changed_ones_are_not(checker) -> None:
+    assert checker.check([MAUNA_KEA], "Its peak is 4,207 m above sea level.").verdict is Verdict.GROUNDED
+    bad = checker.check([MAUNA_KEA], "Its peak is 4,307 m above sea level.")
+    assert bad.verdict is Verdict.NOT_GROUNDED
+    assert "4,307" in bad.sentences[0].reason
+
+
+def test_invented_names_are_flagged_and_named(checker) -> None:
+    r = checker.check([MAUNA_KEA], "Mauna Kea was first climbed by Edmund Hillary.")
+    assert r.verdict is Verdict.NOT_GROUNDED
+    assert "Hillary" in r.sentences[0].reason or "hillary" in r.sentences[0].reason
+
+
+def test_only_the_unsupported_sentence_is_flagged(checker) -> None:
+    answer = (
+        "Mauna Kea is an inactive volcano on the island of Hawaii. "
+        "It erupted violently in 1987 and destroyed several villages."
+    )
+    r = checker.check([MAUNA_KEA], answer)
+    assert r.verdict is Verdict.NOT_GROUNDED
+    assert [s.verdict for s in r.sentences] == [Verdict.GROUNDED, Verdict.NOT_GROUNDED]
+    assert [d.text for d in r.ungrounded_details] == [r.sentences[1].text]
+    assert r.ungrounded_details[0].offset.code_point == answer.index("It erupted")
+
+
+def test_query_words_count_as_given_in_qna(checker) -> None:
+    context = ["The Eiffel Tower was completed in 1889 and is 330 metres tall."]
+    query = "When was the Eiffel Tower in Paris completed?"
+    qna = checker.check(context, "The Eiffel Tower in Paris was completed in 1889.", query, task="QnA")
+    summ = checker.check(context, "The Eiffel Tower in Paris was completed in 1889.")
+    assert "Paris" not in " ".join(qna.sentences[0].unsupported)
+    assert "Paris" in " ".join(summ.sentences[0].unsupported) or summ.score < qna.score
+
+
+def test_negation_flip_blocks_in_medical_and_is_explained() -> None:
+    checker = GroundednessChecker()
+    flipped = "Patients with penicillin allergy should take amoxicillin."
+    r = checker.check([DRUG], flipped, domain="Medical")
+    assert r.verdict is Verdict.NOT_GROUNDED
+    assert "opposite" in r.sentences[0].reason or "negates" in r.sentences[0].reason
+    assert checker.check([DRUG], "Patients with penicillin allergy should not take amoxicillin.",
+                         domain="Medical").verdict is Verdict.GROUNDED
+
+
+def test_medical_domain_is_stricter_on_doses_and_frequency() -> None:
+    checker = GroundednessChecker()
+    same = "Amoxicillin 500 mg is taken orally three times daily."
+    assert checker.check([DRUG], same, domain="Medical").verdict is Verdict.GROUNDED
+    dose = checker.check([DRUG], "Amoxicillin 250 mg is taken orally three times daily.", domain="Medical")
+    assert dose.verdict is Verdict.NOT_GROUNDED and "250" in dose.sentences[0].reason
+    unit = checker.check([DRUG], "Amoxicillin 500 mcg is taken orally three times daily.", domain="Medical")
+    assert unit.verdict is Verdict.NOT_GROUNDED and "mcg" in unit.sentences[0].reason
+    generic = checker.check([DRUG], "Amoxicillin 500 mcg is taken orally three times daily.")
+    assert generic.score >= unit.score
+
+
+def test_chit_chat_without_content_is_not_flagged(checker) -> None:
+    r = checker.check([MAUNA_KEA], "Sure!")
+    assert r.verdict is Verdict.GROUNDED
+    assert r.sentences[0].reason.startswith("Nothing to check")
+
+
+def test_repr_and_configuration() -> None:
+    assert "HeuristicJudge" in repr(HeuristicJudge())
+    import pytest
+
+    from ground_integrations import ConfigurationError
+
+    with pytest.raises(ConfigurationError):
+        HeuristicJudge(window=0)
