@@ -17,8 +17,8 @@ from ground_integrations import (
     Thresholds,
     Verdict,
 )
-from ground_integrations.testing import FailingJudge, RecordingJudge, ScriptedJudge
 from ground_integrations.judges import HeuristicJudge
+from ground_integrations.testing import FailingJudge, RecordingJudge, ScriptedJudge
 
 from .conftest import BANK, MAUNA_KEA
 
@@ -90,7 +90,9 @@ def test_qna_requires_query_and_options_are_validated(checker) -> None:
     with pytest.raises(InvalidInputError, match="domain"):
         checker.check([MAUNA_KEA], "answer", domain="Legal")
     # Azure's guide spells enums in upper case: accepted.
-    r = checker.check([MAUNA_KEA], "Mauna Kea is a volcano.", "What is Mauna Kea?", task="QNA", domain="GENERIC")
+    r = checker.check(
+        [MAUNA_KEA], "Mauna Kea is a volcano.", "What is Mauna Kea?", task="QNA", domain="GENERIC"
+    )
     assert r.task is Task.QNA
 
 
@@ -105,7 +107,13 @@ def test_documents_nodes_and_dicts_are_normalised(checker) -> None:
 
     answer = "Mauna Kea is an inactive volcano on the island of Hawaii."
     expected = checker.check(MAUNA_KEA, answer)
-    for ctx in ([Doc(MAUNA_KEA)], [Node()], [{"text": MAUNA_KEA}], [{"page_content": MAUNA_KEA}], Doc(MAUNA_KEA)):
+    for ctx in (
+        [Doc(MAUNA_KEA)],
+        [Node()],
+        [{"text": MAUNA_KEA}],
+        [{"page_content": MAUNA_KEA}],
+        Doc(MAUNA_KEA),
+    ):
         r = checker.check(ctx, answer)
         assert r.verdict is expected.verdict and r.score == expected.score
 
@@ -130,7 +138,9 @@ def test_azure_limits_raise_clear_errors() -> None:
 
 
 def test_long_context_is_chunked_and_any_chunk_can_support() -> None:
-    filler = " ".join(f"Filler sentence number {i} talks about weather in town {i}." for i in range(60))
+    filler = " ".join(
+        f"Filler sentence number {i} talks about weather in town {i}." for i in range(60)
+    )
     passage = filler + " " + MAUNA_KEA
     judge = RecordingJudge(HeuristicJudge())
     chunked = GroundednessChecker(judge, chunk_chars=1_000, chunk_overlap=100)
@@ -143,7 +153,10 @@ def test_long_context_is_chunked_and_any_chunk_can_support() -> None:
     assert passage[ev.start : ev.end] == ev.text  # offsets mapped back to the whole passage
     # every character of the passage was seen by some chunk: nothing silently dropped
     seen = "".join(p for c in judge.calls for p in c.context)
-    assert all(sentence.text in seen for sentence in __import__("ground_integrations").text.split_sentences(passage))
+    assert all(
+        sentence.text in seen
+        for sentence in __import__("ground_integrations").text.split_sentences(passage)
+    )
     unchunked = GroundednessChecker().check([passage], answer)
     assert unchunked.verdict is r.verdict
 
@@ -168,7 +181,9 @@ def test_thresholds_make_a_not_sure_band() -> None:
     checker = GroundednessChecker(ScriptedJudge(["notSure"]))
     assert checker.check(["ctx"], "answer").verdict is Verdict.NOT_SURE
     wide = GroundednessChecker(thresholds=Thresholds(grounded=0.99, not_grounded=0.01))
-    assert wide.check([MAUNA_KEA], "Mauna Kea is a volcano with a peak.").verdict is Verdict.NOT_SURE
+    assert (
+        wide.check([MAUNA_KEA], "Mauna Kea is a volcano with a peak.").verdict is Verdict.NOT_SURE
+    )
     with pytest.raises(ConfigurationError):
         Thresholds(grounded=0.2, not_grounded=0.8)
 
@@ -177,12 +192,18 @@ def test_check_many_keeps_order_and_reports_errors_in_place(checker) -> None:
     items = [
         {"context": [MAUNA_KEA], "answer": "Mauna Kea is 5,207.3 meters tall."},
         {"context": [MAUNA_KEA], "answer": ""},
-        {"context": [MAUNA_KEA], "answer": "Mauna Kea is an inactive volcano on the island of Hawaii."},
+        {
+            "context": [MAUNA_KEA],
+            "answer": "Mauna Kea is an inactive volcano on the island of Hawaii.",
+        },
         {"context": [MAUNA_KEA], "answer": "x", "bogus": 1},
     ]
     out = checker.check_many(items, max_concurrency=3)
     assert [type(o).__name__ for o in out] == [
-        "GroundednessResult", "EmptyInputError", "GroundednessResult", "InvalidInputError",
+        "GroundednessResult",
+        "EmptyInputError",
+        "GroundednessResult",
+        "InvalidInputError",
     ]
     assert out[0].verdict is Verdict.NOT_GROUNDED and out[2].verdict is Verdict.GROUNDED
     with pytest.raises(EmptyInputError):
@@ -194,7 +215,10 @@ async def test_async_results_equal_sync(checker) -> None:
     fresh = GroundednessChecker()
     asyn = await fresh.acheck([BANK], "They pay me 12/hour.")
     assert asyn.model_copy(update={"latency_ms": 0}) == sync.model_copy(update={"latency_ms": 0})
-    items = [{"context": [MAUNA_KEA], "answer": a} for a in ("Mauna Kea is tall.", "", "It is a volcano.")]
+    items = [
+        {"context": [MAUNA_KEA], "answer": a}
+        for a in ("Mauna Kea is tall.", "", "It is a volcano.")
+    ]
     many = await fresh.acheck_many(items, max_concurrency=2)
     sync_many = checker.check_many(items)
     assert isinstance(many[1], EmptyInputError)

@@ -11,13 +11,20 @@ DRUG = (
 
 
 def test_is_deterministic(checker) -> None:
-    a = GroundednessChecker(cache_size=0).check([MAUNA_KEA], "Mauna Kea is the highest point in Hawaii.")
-    b = GroundednessChecker(cache_size=0).check([MAUNA_KEA], "Mauna Kea is the highest point in Hawaii.")
+    a = GroundednessChecker(cache_size=0).check(
+        [MAUNA_KEA], "Mauna Kea is the highest point in Hawaii."
+    )
+    b = GroundednessChecker(cache_size=0).check(
+        [MAUNA_KEA], "Mauna Kea is the highest point in Hawaii."
+    )
     assert a.model_copy(update={"latency_ms": 0}) == b.model_copy(update={"latency_ms": 0})
 
 
 def test_rounded_figures_are_supported_but_changed_ones_are_not(checker) -> None:
-    assert checker.check([MAUNA_KEA], "Its peak is 4,207 m above sea level.").verdict is Verdict.GROUNDED
+    assert (
+        checker.check([MAUNA_KEA], "Its peak is 4,207 m above sea level.").verdict
+        is Verdict.GROUNDED
+    )
     bad = checker.check([MAUNA_KEA], "Its peak is 4,307 m above sea level.")
     assert bad.verdict is Verdict.NOT_GROUNDED
     assert "4,307" in bad.sentences[0].reason
@@ -44,7 +51,9 @@ def test_only_the_unsupported_sentence_is_flagged(checker) -> None:
 def test_query_words_count_as_given_in_qna(checker) -> None:
     context = ["The Eiffel Tower was completed in 1889 and is 330 metres tall."]
     query = "When was the Eiffel Tower in Paris completed?"
-    qna = checker.check(context, "The Eiffel Tower in Paris was completed in 1889.", query, task="QnA")
+    qna = checker.check(
+        context, "The Eiffel Tower in Paris was completed in 1889.", query, task="QnA"
+    )
     summ = checker.check(context, "The Eiffel Tower in Paris was completed in 1889.")
     assert "Paris" not in " ".join(qna.sentences[0].unsupported)
     assert "Paris" in " ".join(summ.sentences[0].unsupported) or summ.score < qna.score
@@ -56,17 +65,27 @@ def test_negation_flip_blocks_in_medical_and_is_explained() -> None:
     r = checker.check([DRUG], flipped, domain="Medical")
     assert r.verdict is Verdict.NOT_GROUNDED
     assert "opposite" in r.sentences[0].reason or "negates" in r.sentences[0].reason
-    assert checker.check([DRUG], "Patients with penicillin allergy should not take amoxicillin.",
-                         domain="Medical").verdict is Verdict.GROUNDED
+    assert (
+        checker.check(
+            [DRUG],
+            "Patients with penicillin allergy should not take amoxicillin.",
+            domain="Medical",
+        ).verdict
+        is Verdict.GROUNDED
+    )
 
 
 def test_medical_domain_is_stricter_on_doses_and_frequency() -> None:
     checker = GroundednessChecker()
     same = "Amoxicillin 500 mg is taken orally three times daily."
     assert checker.check([DRUG], same, domain="Medical").verdict is Verdict.GROUNDED
-    dose = checker.check([DRUG], "Amoxicillin 250 mg is taken orally three times daily.", domain="Medical")
+    dose = checker.check(
+        [DRUG], "Amoxicillin 250 mg is taken orally three times daily.", domain="Medical"
+    )
     assert dose.verdict is Verdict.NOT_GROUNDED and "250" in dose.sentences[0].reason
-    unit = checker.check([DRUG], "Amoxicillin 500 mcg is taken orally three times daily.", domain="Medical")
+    unit = checker.check(
+        [DRUG], "Amoxicillin 500 mcg is taken orally three times daily.", domain="Medical"
+    )
     assert unit.verdict is Verdict.NOT_GROUNDED and "mcg" in unit.sentences[0].reason
     generic = checker.check([DRUG], "Amoxicillin 500 mcg is taken orally three times daily.")
     assert generic.score >= unit.score

@@ -53,7 +53,11 @@ def test_trulens_shape_and_scale(result) -> None:
     assert "STATEMENT 0:" in reasons10["reasons"] and "STATEMENT 1:" in reasons10["reasons"]
     assert "Criteria: It is 5,207.3 meters tall." in reasons10["reasons"]
     assert "Supporting Evidence:" in reasons3["reasons"]
-    scores = [int(line.split()[-1]) for line in reasons3["reasons"].splitlines() if line.startswith("Score:")]
+    scores = [
+        int(line.split()[-1])
+        for line in reasons3["reasons"].splitlines()
+        if line.startswith("Score:")
+    ]
     assert all(0 <= s <= 3 for s in scores)
     with pytest.raises(ValueError):
         result.to_trulens(scale=0)

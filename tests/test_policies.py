@@ -36,7 +36,10 @@ def test_decisions_follow_the_policy(checker) -> None:
     assert Policy.annotate().decide(bad).action is Action.ANNOTATE
     assert Policy(on_not_grounded=Action.PASS).decide(bad).action is Action.PASS
     assert Policy().decide(None, error=RuntimeError("x")).action is Action.BLOCK
-    assert Policy(on_error=OnError.ANNOTATE).decide(None, error=RuntimeError("x")).action is Action.ANNOTATE
+    assert (
+        Policy(on_error=OnError.ANNOTATE).decide(None, error=RuntimeError("x")).action
+        is Action.ANNOTATE
+    )
     with pytest.raises(ConfigurationError):
         Policy(on_exhausted=Action.REGENERATE)
 
@@ -70,16 +73,25 @@ def test_enforce_bound_holds_then_blocks(checker) -> None:
         return f"Mauna Kea is {5000 + attempt},207.3 meters tall."
 
     with pytest.raises(UngroundedAnswerError) as info:
-        enforce(checker, context=[MAUNA_KEA], answer=BAD, regenerate=regenerate,
-                policy=Policy(max_regenerations=3))
+        enforce(
+            checker,
+            context=[MAUNA_KEA],
+            answer=BAD,
+            regenerate=regenerate,
+            policy=Policy(max_regenerations=3),
+        )
     assert calls == [1, 2, 3]
     assert info.value.result.verdict is Verdict.NOT_GROUNDED
     assert info.value.decision.action is Action.BLOCK
 
 
 def test_enforce_fallback_message_and_annotate(checker) -> None:
-    out = enforce(checker, context=[MAUNA_KEA], answer=BAD,
-                  policy=Policy.block(fallback_message="I can't answer that from the sources."))
+    out = enforce(
+        checker,
+        context=[MAUNA_KEA],
+        answer=BAD,
+        policy=Policy.block(fallback_message="I can't answer that from the sources."),
+    )
     assert out.answer == "I can't answer that from the sources."
     annotated = enforce(checker, context=[MAUNA_KEA], answer=BAD, policy=Policy.annotate())
     assert annotated.answer == BAD and annotated.result.verdict is Verdict.NOT_GROUNDED
@@ -95,8 +107,12 @@ def test_enforce_on_judge_failure_fails_closed_or_open() -> None:
 
 
 def test_enforce_regenerate_may_return_new_context(checker) -> None:
-    out = enforce(checker, context=["Unrelated text about cooking."], answer=GOOD,
-                  regenerate=lambda feedback, attempt: (GOOD, [MAUNA_KEA]))
+    out = enforce(
+        checker,
+        context=["Unrelated text about cooking."],
+        answer=GOOD,
+        regenerate=lambda feedback, attempt: (GOOD, [MAUNA_KEA]),
+    )
     assert out.result.verdict is Verdict.GROUNDED and out.regenerations == 1
 
 
@@ -105,7 +121,9 @@ async def test_aenforce_matches_enforce(checker) -> None:
         return GOOD
 
     out = await aenforce(checker, context=[MAUNA_KEA], answer=BAD, regenerate=regenerate)
-    sync = enforce(GroundednessChecker(), context=[MAUNA_KEA], answer=BAD, regenerate=lambda f, a: GOOD)
+    sync = enforce(
+        GroundednessChecker(), context=[MAUNA_KEA], answer=BAD, regenerate=lambda f, a: GOOD
+    )
     assert out.answer == sync.answer and out.decision.action is sync.decision.action
     with pytest.raises(UngroundedAnswerError):
         await aenforce(checker, context=[MAUNA_KEA], answer=BAD)

@@ -28,9 +28,17 @@ def test_abbreviations_decimals_and_initials_do_not_split() -> None:
 
 
 def test_bullets_numbered_lists_and_blank_lines() -> None:
-    text = "Steps:\n- Open the app\n* Click Save. Then exit.\n1. First item\n2) Second item\n\nDone."
+    text = (
+        "Steps:\n- Open the app\n* Click Save. Then exit.\n1. First item\n2) Second item\n\nDone."
+    )
     assert texts(text) == [
-        "Steps:", "Open the app", "Click Save.", "Then exit.", "First item", "Second item", "Done.",
+        "Steps:",
+        "Open the app",
+        "Click Save.",
+        "Then exit.",
+        "First item",
+        "Second item",
+        "Done.",
     ]
 
 
@@ -44,7 +52,10 @@ def test_wrapped_lines_join_and_headings_split() -> None:
 
 def test_cjk_sentence_punctuation() -> None:
     assert texts("東京は日本の首都です。人口は多い！本当？はい。") == [
-        "東京は日本の首都です。", "人口は多い！", "本当？", "はい。",
+        "東京は日本の首都です。",
+        "人口は多い！",
+        "本当？",
+        "はい。",
     ]
     assert texts("他说：“好。”然后走了。") == ["他说：“好。”", "然后走了。"]
 
@@ -64,7 +75,9 @@ def test_nltk_never_loads_punkt_data(monkeypatch) -> None:
 unicode_text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=200
 ) | st.lists(
-    st.sampled_from(["a", "é", "e\u0301", "日本", "😀", "👩‍👩‍👧", "🇯🇵", " ", ". ", "\n", "。", "Ω", "𝔘"]),
+    st.sampled_from(
+        ["a", "é", "e\u0301", "日本", "😀", "👩‍👩‍👧", "🇯🇵", " ", ". ", "\n", "。", "Ω", "𝔘"]
+    ),
     max_size=60,
 ).map("".join)
 
@@ -104,5 +117,7 @@ def test_offsets_for_known_emoji_and_combining_marks() -> None:
     # family emoji: 5 code points, 8 UTF-16 units, 18 UTF-8 bytes
     assert (off.code_point, off.utf16, off.utf8) == (14, 17, 29)
     assert IndexDetails.length_of("😀").model_dump(by_alias=True) == {
-        "utf8": 4, "utf16": 2, "codePoint": 1,
+        "utf8": 4,
+        "utf16": 2,
+        "codePoint": 1,
     }

@@ -41,7 +41,16 @@ from .models import (
     UngroundedDetail,
     Verdict,
 )
-from .policies import Action, Decision, Enforced, OnError, Policy, aenforce, enforce, mark_ungrounded
+from .policies import (
+    Action,
+    Decision,
+    Enforced,
+    OnError,
+    Policy,
+    aenforce,
+    enforce,
+    mark_ungrounded,
+)
 
 try:
     __version__ = version("ground-integrations")

@@ -269,7 +269,12 @@ class GroundednessChecker:
             raise InvalidInputError("reasoning must be True or False.", field="reasoning")
         self._enforce_limits(passages, text, query)
         return GroundednessRequest(
-            context=passages, answer=text, query=query, task=task_, domain=domain_, reasoning=reasoning
+            context=passages,
+            answer=text,
+            query=query,
+            task=task_,
+            domain=domain_,
+            reasoning=reasoning,
         )
 
     def _enforce_limits(self, passages: tuple[str, ...], answer: str, query: str | None) -> None:
@@ -293,8 +298,12 @@ class GroundednessChecker:
     def _coerce(self, item: GroundednessRequest | Mapping[str, Any]) -> GroundednessRequest:
         if isinstance(item, GroundednessRequest):
             return self.build_request(
-                item.context, item.answer, item.query,
-                task=item.task, domain=item.domain, reasoning=item.reasoning,
+                item.context,
+                item.answer,
+                item.query,
+                task=item.task,
+                domain=item.domain,
+                reasoning=item.reasoning,
             )
         if isinstance(item, Mapping):
             unknown = set(item) - {"context", "answer", "query", "task", "domain", "reasoning"}
@@ -412,7 +421,9 @@ class GroundednessChecker:
         else:
             assert judgement.verdict is not None  # guaranteed by Judgement's validator
             verdict = judgement.verdict
-            score = {Verdict.GROUNDED: 1.0, Verdict.NOT_SURE: 0.5, Verdict.NOT_GROUNDED: 0.0}[verdict]
+            score = {Verdict.GROUNDED: 1.0, Verdict.NOT_SURE: 0.5, Verdict.NOT_GROUNDED: 0.0}[
+                verdict
+            ]
         if judgement.verdict is not None and judgement.score is not None:
             verdict = judgement.verdict  # a judge that labels itself has the last word
         details = list(judgement.ungrounded_details)
@@ -516,8 +527,12 @@ class GroundednessChecker:
         if hit is not None:
             return hit
         chunks = self._chunks(request)
-        outs = await asyncio.gather(*(self.judge.arun(self._sub_request(request, c)) for c in chunks))
-        result = self._result(request, self._merge(request, chunks, list(outs)), len(chunks), started)
+        outs = await asyncio.gather(
+            *(self.judge.arun(self._sub_request(request, c)) for c in chunks)
+        )
+        result = self._result(
+            request, self._merge(request, chunks, list(outs)), len(chunks), started
+        )
         self._cache.put(key, result)
         return result
 
@@ -536,7 +551,7 @@ class GroundednessChecker:
         def one(item: Any) -> GroundednessResult | Exception:
             try:
                 return self._check_request(self._coerce(item), time.perf_counter())
-            except Exception as exc:  # noqa: BLE001 - reported per item
+            except Exception as exc:
                 if not return_exceptions:
                     raise
                 return exc
@@ -560,7 +575,7 @@ class GroundednessChecker:
             async with semaphore:
                 try:
                     return await self._acheck_request(self._coerce(item), time.perf_counter())
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     if not return_exceptions:
                         raise
                     return exc

@@ -1,8 +1,9 @@
 """The ``ground`` command.
 
-``ground check``: check one answer. Context comes from ``--context`` (repeatable), ``--context-file``
-(repeatable; one passage per file) or stdin (``--context -``). ``--format`` picks text, json (our
-result), azure (detectGroundedness response) or upstage (the verdict string).
+``ground check``: check one answer. Context comes from ``--context`` (repeatable),
+``--context-file`` (repeatable; one passage per file) or stdin (``--context -``).
+``--format`` picks text, json (our result), azure (detectGroundedness response) or upstage
+(the verdict string).
 
 ``ground eval FILE.jsonl``: evaluate on labelled JSONL. Per-record outcomes go to ``--output``
 (default ``FILE.results.jsonl``) as they are produced; running again resumes where it stopped.
@@ -27,9 +28,16 @@ from typing import Any
 
 from .checker import AZURE_LIMITS, GroundednessChecker
 from .errors import GroundednessError, InvalidInputError, JudgeError
-from .models import GroundednessResult, Verdict
+from .models import GroundednessRequest, GroundednessResult, Verdict
 
-EXIT_OK, EXIT_NOT_GROUNDED, EXIT_USAGE, EXIT_NOT_SURE, EXIT_JUDGE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_OK, EXIT_NOT_GROUNDED, EXIT_USAGE, EXIT_NOT_SURE, EXIT_JUDGE, EXIT_INTERRUPTED = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    130,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,32 +47,61 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     check = sub.add_parser("check", help="check one answer against its context")
-    check.add_argument("--context", "-c", action="append", default=[], metavar="TEXT",
-                       help="a context passage (repeatable); '-' reads one passage from stdin")
-    check.add_argument("--context-file", "-f", action="append", default=[], metavar="PATH",
-                       help="a file holding one passage (repeatable)")
+    check.add_argument(
+        "--context",
+        "-c",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a context passage (repeatable); '-' reads one passage from stdin",
+    )
+    check.add_argument(
+        "--context-file",
+        "-f",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file holding one passage (repeatable)",
+    )
     check.add_argument("--answer", "-a", required=True, help="the answer to check ('-' for stdin)")
     check.add_argument("--query", "-q", help="the user's question (required for --task QnA)")
     check.add_argument("--task", default="Summarization", help="QnA or Summarization")
     check.add_argument("--domain", default="Generic", help="Generic or Medical")
     check.add_argument("--reasoning", action="store_true", help="include reasons in --format azure")
     check.add_argument("--format", choices=["text", "json", "azure", "upstage"], default="text")
-    check.add_argument("--azure-limits", action="store_true",
-                       help="enforce Azure's limits (55,000 chars of context, 7,500 of answer/query)")
-    check.add_argument("--exit-code", action="store_true",
-                       help="exit 1 on notGrounded and 3 on notSure")
+    check.add_argument(
+        "--azure-limits",
+        action="store_true",
+        help="enforce Azure's limits (55,000 chars of context, 7,500 of answer/query)",
+    )
+    check.add_argument(
+        "--exit-code", action="store_true", help="exit 1 on notGrounded and 3 on notSure"
+    )
 
-    ev = sub.add_parser("eval", help="evaluate on labelled JSONL (id, dataset, task, query, "
-                        "context, answer, label, spans)")
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate on labelled JSONL (id, dataset, task, query, context, answer, label, spans)",
+    )
     ev.add_argument("path", type=Path)
-    ev.add_argument("--output", "-o", type=Path, help="per-record outcomes (default: PATH.results.jsonl)")
-    ev.add_argument("--fresh", action="store_true", help="discard earlier outcomes instead of resuming")
+    ev.add_argument(
+        "--output", "-o", type=Path, help="per-record outcomes (default: PATH.results.jsonl)"
+    )
+    ev.add_argument(
+        "--fresh", action="store_true", help="discard earlier outcomes instead of resuming"
+    )
     ev.add_argument("--limit", type=int, help="evaluate at most this many records")
-    ev.add_argument("--not-sure-as", choices=["notGrounded", "grounded"], default="notGrounded",
-                    help="how a notSure verdict counts in accuracy (default notGrounded: the "
-                    "default policy does not release it unchecked)")
-    ev.add_argument("--baseline", action="store_true",
-                    help="also report the lexical baseline, its cut tuned on this file")
+    ev.add_argument(
+        "--not-sure-as",
+        choices=["notGrounded", "grounded"],
+        default="notGrounded",
+        help="how a notSure verdict counts in accuracy (default notGrounded: the "
+        "default policy does not release it unchecked)",
+    )
+    ev.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also report the lexical baseline, its cut tuned on this file",
+    )
     ev.add_argument("--no-progress", action="store_true")
     return parser
 
@@ -81,7 +118,9 @@ def _gather_context(args: argparse.Namespace, state: dict[str, str | None]) -> l
         try:
             passages.append(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
-            raise InvalidInputError(f"cannot read context file {path}: {exc.strerror}", field="context") from exc
+            raise InvalidInputError(
+                f"cannot read context file {path}: {exc.strerror}", field="context"
+            ) from exc
     if not passages and args.answer != "-" and not sys.stdin.isatty():
         passages.append(_read_stdin_once(state))
     return passages
@@ -89,12 +128,16 @@ def _gather_context(args: argparse.Namespace, state: dict[str, str | None]) -> l
 
 def _print_text(result: GroundednessResult) -> None:
     print(result.verdict.value)
-    print(f"score {result.score:.3f}  confidence {result.confidence:.3f}  "
-          f"ungrounded {result.ungrounded_percentage:.0%}  judge {result.judge.name} "
-          f"{result.judge.version}  {result.latency_ms:.1f} ms")
+    print(
+        f"score {result.score:.3f}  confidence {result.confidence:.3f}  "
+        f"ungrounded {result.ungrounded_percentage:.0%}  judge {result.judge.name} "
+        f"{result.judge.version}  {result.latency_ms:.1f} ms"
+    )
     for d in result.ungrounded_details:
-        print(f'- "{d.text}" [codePoint {d.offset.code_point}+{d.length.code_point}, '
-              f"utf8 {d.offset.utf8}+{d.length.utf8}, utf16 {d.offset.utf16}+{d.length.utf16}]")
+        print(
+            f'- "{d.text}" [codePoint {d.offset.code_point}+{d.length.code_point}, '
+            f"utf8 {d.offset.utf8}+{d.length.utf8}, utf16 {d.offset.utf16}+{d.length.utf16}]"
+        )
         if d.reason:
             print(f"  reason: {d.reason}")
 
@@ -104,8 +147,9 @@ def _check(args: argparse.Namespace) -> int:
     answer = _read_stdin_once(state) if args.answer == "-" else args.answer
     context = _gather_context(args, state)
     checker = GroundednessChecker(limits=AZURE_LIMITS if args.azure_limits else None)
-    result = checker.check(context, answer, args.query, task=args.task, domain=args.domain,
-                           reasoning=args.reasoning)
+    result = checker.check(
+        context, answer, args.query, task=args.task, domain=args.domain, reasoning=args.reasoning
+    )
     if args.format == "json":
         print(result.model_dump_json(indent=2))
     elif args.format == "azure":
@@ -115,8 +159,11 @@ def _check(args: argparse.Namespace) -> int:
     else:
         _print_text(result)
     if args.exit_code:
-        return {Verdict.GROUNDED: EXIT_OK, Verdict.NOT_GROUNDED: EXIT_NOT_GROUNDED,
-                Verdict.NOT_SURE: EXIT_NOT_SURE}[result.verdict]
+        return {
+            Verdict.GROUNDED: EXIT_OK,
+            Verdict.NOT_GROUNDED: EXIT_NOT_GROUNDED,
+            Verdict.NOT_SURE: EXIT_NOT_SURE,
+        }[result.verdict]
     return EXIT_OK
 
 
@@ -156,13 +203,22 @@ def _eval(args: argparse.Namespace) -> int:
     try:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(records), initial=len(records) - len(todo), unit="rec",
-                   disable=args.no_progress, file=sys.stderr)
+        bar = tqdm(
+            total=len(records),
+            initial=len(records) - len(todo),
+            unit="rec",
+            disable=args.no_progress,
+            file=sys.stderr,
+        )
         with open(output, "a", encoding="utf-8") as fh:
             for record in todo:
                 try:
-                    result = checker.check(record["context"], record["answer"], record.get("query"),
-                                           task=record.get("task", "Summarization"))
+                    result = checker.check(
+                        record["context"],
+                        record["answer"],
+                        record.get("query"),
+                        task=record.get("task", "Summarization"),
+                    )
                     row = record_outcome(record, result)
                 except GroundednessError as exc:
                     row = record_outcome(record, error=exc)
@@ -173,25 +229,42 @@ def _eval(args: argparse.Namespace) -> int:
         bar.close()
     except KeyboardInterrupt:
         interrupted = True
-        print(f"\ninterrupted: {len(done)} outcomes kept in {output}; run again to resume",
-              file=sys.stderr)
+        print(
+            f"\ninterrupted: {len(done)} outcomes kept in {output}; run again to resume",
+            file=sys.stderr,
+        )
     wanted = {str(r["id"]) for r in records}
     rows = [row for key, row in done.items() if key in wanted]
-    print(format_table(grouped_metrics(rows, not_sure_as=args.not_sure_as),
-                       title=f"{checker.judge.name} {checker.judge.version} on {args.path} "
-                       f"({len(rows)}/{len(records)} records; notSure counted as {args.not_sure_as})"))
+    print(
+        format_table(
+            grouped_metrics(rows, not_sure_as=args.not_sure_as),
+            title=f"{checker.judge.name} {checker.judge.version} on {args.path} "
+            f"({len(rows)}/{len(records)} records; notSure counted as {args.not_sure_as})",
+        )
+    )
     print(f"outcomes: {output}")
     if args.baseline:
         from .judges.lexical import LexicalBaselineJudge
 
         base = GroundednessChecker(LexicalBaselineJudge(), cache_size=0)
-        outs = [base.check(r["context"], r["answer"]) for r in records]
-        cut = tune_cut([o.score for o in outs], [r["label"] for r in records])
+        scored: list[tuple[dict[str, Any], GroundednessRequest]] = []
+        base_rows = []
+        for r in records:
+            try:
+                scored.append((r, base.build_request(r["context"], r["answer"])))
+            except GroundednessError as exc:
+                base_rows.append(record_outcome(r, error=exc))
+        raw = [base.judge.run(req).score or 0.0 for _, req in scored]
+        cut = tune_cut(raw, [r["label"] for r, _ in scored])
         tuned = GroundednessChecker(LexicalBaselineJudge(cut), cache_size=0)
-        base_rows = [record_outcome(r, tuned.check(r["context"], r["answer"])) for r in records]
+        base_rows += [record_outcome(r, tuned.check(req.context, req.answer)) for r, req in scored]
         print()
-        print(format_table(grouped_metrics(base_rows),
-                           title=f"lexical baseline, cut {cut:.3f} tuned on this file"))
+        print(
+            format_table(
+                grouped_metrics(base_rows),
+                title=f"lexical baseline, cut {cut:.3f} tuned on this file",
+            )
+        )
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 

@@ -3,7 +3,7 @@
 Everything here is also importable from ``ground_integrations`` itself.
 """
 
-from . import __all__ as _public
 from . import *  # noqa: F403
+from . import __all__ as _public
 
 __all__ = list(_public)

@@ -10,10 +10,10 @@
     │   └── InputTooLongError          over an enabled limit (``limit``, ``actual``)
     ├── JudgeError                     the judge failed; ``is_retryable`` says if trying again helps
     │   ├── JudgeTimeoutError          retryable
-    │   ├── JudgeHTTPError             a service answered 4xx/5xx (``status_code``, ``body``, ``headers``)
+    │   ├── JudgeHTTPError             a service answered 4xx/5xx (``status_code``, ``body``...)
     │   │   └── RateLimitError         429, retryable, ``retry_after`` seconds when the service said
     │   └── JudgeResponseError         the judge answered something we cannot parse
-    └── UngroundedAnswerError          a policy blocked an answer; carries ``result`` and ``decision``
+    └── UngroundedAnswerError          a policy blocked an answer (``result``, ``decision``)
 
 Lower-layer errors (httpx, JSON, a model library) are translated into this tree at exactly one
 boundary: the judge base class and the shared HTTP helper. Callers only ever catch these.

@@ -43,7 +43,9 @@ def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
             yield record
 
 
-def record_outcome(record: dict[str, Any], result: Any = None, error: Exception | None = None) -> dict[str, Any]:
+def record_outcome(
+    record: dict[str, Any], result: Any = None, error: Exception | None = None
+) -> dict[str, Any]:
     """One line of the per-record output file."""
     out: dict[str, Any] = {
         "id": record.get("id"),
@@ -105,9 +107,11 @@ def compute_metrics(
     m.errors = len(rows) - len(ok)
     if not ok:
         return m
+
     def flagged(r: dict[str, Any]) -> bool:
         v = r["verdict"]
         return v == "notGrounded" or (v == "notSure" and not_sure_as == "notGrounded")
+
     pos = [r for r in ok if r["label"] == "notGrounded"]
     neg = [r for r in ok if r["label"] == "grounded"]
     tp = sum(flagged(r) for r in pos)
@@ -153,7 +157,9 @@ def grouped_metrics(
     span_rows = [r for r in rows if r["dataset"] in span_datasets]
     overall = compute_metrics(rows, not_sure_as=not_sure_as)
     if span_rows:
-        overall.span_f1 = compute_metrics(span_rows, not_sure_as=not_sure_as, with_spans=True).span_f1
+        overall.span_f1 = compute_metrics(
+            span_rows, not_sure_as=not_sure_as, with_spans=True
+        ).span_f1
     out["all"] = overall
     return out
 
@@ -186,7 +192,8 @@ def format_table(groups: dict[str, Metrics], *, title: str = "") -> str:
     def f(x: float | None, digits: int = 3) -> str:
         return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
-    head = f"{'dataset:task':28s} {'n':>5s} {'bal.acc':>7s} {'F1(nG)':>7s} {'spanF1':>7s} {'notSure':>7s} {'p50 ms':>7s} {'p95 ms':>7s}"
+    cols = ("bal.acc", "F1(nG)", "spanF1", "notSure", "p50 ms", "p95 ms")
+    head = f"{'dataset:task':28s} {'n':>5s} " + " ".join(f"{c:>7s}" for c in cols)
     lines = ([title] if title else []) + [head]
     for key, m in groups.items():
         lines.append(

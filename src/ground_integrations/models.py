@@ -229,7 +229,9 @@ class GroundednessResult(_Model):
         """Upstage's answer: ``"grounded"``, ``"notGrounded"`` or ``"notSure"``."""
         return self.verdict.value
 
-    def to_upstage_completion(self, *, model: str = "solar-1-mini-groundedness-check") -> dict[str, Any]:
+    def to_upstage_completion(
+        self, *, model: str = "solar-1-mini-groundedness-check"
+    ) -> dict[str, Any]:
         """A whole ``chat.completion`` object as Upstage's groundedness check returns it."""
         return {
             "id": str(uuid.uuid4()),

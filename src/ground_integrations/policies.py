@@ -171,7 +171,9 @@ class Policy(BaseModel):
             reason=f"answer is {result.verdict.value}",
         )
 
-    def blocked_error(self, result: GroundednessResult | None, decision: Decision) -> UngroundedAnswerError:
+    def blocked_error(
+        self, result: GroundednessResult | None, decision: Decision
+    ) -> UngroundedAnswerError:
         """The exception a block raises (adapters use this so every host raises the same)."""
         if result is None:
             message = f"Answer blocked: {decision.reason}"
@@ -265,7 +267,9 @@ def enforce(
         checker.build_request(context, answer, query, task=task, domain=domain, reasoning=reasoning)
         result: GroundednessResult | None
         try:
-            result = checker.check(context, answer, query, task=task, domain=domain, reasoning=reasoning)
+            result = checker.check(
+                context, answer, query, task=task, domain=domain, reasoning=reasoning
+            )
             error = None
         except JudgeError as exc:
             result, error = None, exc
@@ -318,4 +322,3 @@ async def aenforce(
             value = await value
         answer, context = _unpack(value, context)
         attempt += 1
-

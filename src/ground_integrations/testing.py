@@ -49,7 +49,12 @@ class ScriptedJudge(Judge):
         score = _SCORES[verdict]
         sentences = [
             SentenceJudgement(
-                index=i, text=s.text, start=s.start, end=s.end, score=score, verdict=verdict,
+                index=i,
+                text=s.text,
+                start=s.start,
+                end=s.end,
+                score=score,
+                verdict=verdict,
                 reason="scripted" if verdict is not Verdict.GROUNDED else "",
             )
             for i, s in enumerate(split_sentences(request.answer))

@@ -54,7 +54,9 @@ _LIST_MARKER = re.compile(
     r"\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)])[ \t]+"
 )
 # CJK and full-width sentence enders, with any closing quotes/brackets that follow.
-_CJK_END = re.compile(r"[\u3002\uff01\uff1f\uff0e\uff61][\u300d\u300f\uff09\u3011\"'\u201d\u2019)]*")
+_CJK_END = re.compile(
+    r"[\u3002\uff01\uff1f\uff0e\uff61][\u300d\u300f\uff09\u3011\"'\u201d\u2019)]*"
+)
 _WORD = re.compile(r"\w+(?:[.,'\u2019-]\w+)*", re.UNICODE)
 
 

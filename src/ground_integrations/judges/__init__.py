@@ -4,4 +4,11 @@ from .base import Judge, Judgement, Thresholds
 from .heuristic import HeuristicJudge, HeuristicWeights
 from .lexical import LexicalBaselineJudge
 
-__all__ = ["HeuristicJudge", "HeuristicWeights", "Judge", "Judgement", "LexicalBaselineJudge", "Thresholds"]
+__all__ = [
+    "HeuristicJudge",
+    "HeuristicWeights",
+    "Judge",
+    "Judgement",
+    "LexicalBaselineJudge",
+    "Thresholds",
+]

@@ -62,9 +62,15 @@ class Thresholds(BaseModel):
         if score < self.not_grounded:
             span = self.not_grounded
             return 1.0 if span <= 0 else min(1.0, 0.5 + 0.5 * (self.not_grounded - score) / span)
-        return 0.0 if self.grounded == self.not_grounded else 0.5 * (
-            1 - abs(score - (self.grounded + self.not_grounded) / 2)
-            / ((self.grounded - self.not_grounded) / 2)
+        return (
+            0.0
+            if self.grounded == self.not_grounded
+            else 0.5
+            * (
+                1
+                - abs(score - (self.grounded + self.not_grounded) / 2)
+                / ((self.grounded - self.not_grounded) / 2)
+            )
         )
 
 
@@ -116,7 +122,7 @@ class Judge(ABC):
         """Identifies this judge's configuration in the result cache."""
         return f"{self.name}:{self.version}:{id(self)}"
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release resources this judge created. Safe to call twice."""
 
     async def aclose(self) -> None:
@@ -129,7 +135,7 @@ class Judge(ABC):
             return self.judge(request)
         except GroundednessError:
             raise
-        except Exception as exc:  # noqa: BLE001 - translated on purpose, chained
+        except Exception as exc:
             raise self._translate(exc) from exc
 
     async def arun(self, request: GroundednessRequest) -> Judgement:
@@ -137,7 +143,7 @@ class Judge(ABC):
             return await self.ajudge(request)
         except GroundednessError:
             raise
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise self._translate(exc) from exc
 
     def _translate(self, exc: Exception) -> JudgeError:

@@ -28,9 +28,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
+from ..errors import ConfigurationError
 from ..models import Domain, Evidence, GroundednessRequest, SentenceJudgement, Task, Verdict
 from ..text import Span, fold, split_sentences, stem, word_spans
-from ..errors import ConfigurationError
 from .base import Judge, Judgement, Thresholds
 
 __all__ = ["DEFAULT_WEIGHTS", "FEATURE_NAMES", "HeuristicJudge", "HeuristicWeights"]
@@ -59,27 +59,99 @@ NEGATIONS = frozenset(
     """.split()
 )
 _NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
-    "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40",
-    "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
-    "hundred": "100", "dozen": "12", "half": "0.5",
+    "zero": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+    "eleven": "11",
+    "twelve": "12",
+    "thirteen": "13",
+    "fourteen": "14",
+    "fifteen": "15",
+    "sixteen": "16",
+    "seventeen": "17",
+    "eighteen": "18",
+    "nineteen": "19",
+    "twenty": "20",
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "sixty": "60",
+    "seventy": "70",
+    "eighty": "80",
+    "ninety": "90",
+    "hundred": "100",
+    "dozen": "12",
+    "half": "0.5",
 }
 # Unit spellings that name the same thing; both sides are canonicalised before comparing.
 _UNITS = {
-    "meter": "m", "meters": "m", "metre": "m", "metres": "m",
-    "kilometer": "km", "kilometers": "km", "kilometre": "km", "kilometres": "km",
-    "centimeter": "cm", "centimeters": "cm", "millimeter": "mm", "millimeters": "mm",
-    "feet": "ft", "foot": "ft", "inches": "in", "inch": "in", "miles": "mi", "mile": "mi",
-    "kilogram": "kg", "kilograms": "kg", "gram": "g", "grams": "g", "milligram": "mg",
-    "milligrams": "mg", "microgram": "mcg", "micrograms": "mcg", "µg": "mcg", "ug": "mcg",
-    "milliliter": "ml", "milliliters": "ml", "millilitre": "ml", "millilitres": "ml",
-    "liter": "l", "liters": "l", "litre": "l", "litres": "l", "pounds": "lb", "pound": "lb",
-    "lbs": "lb", "percent": "%", "per cent": "%", "pct": "%", "hours": "hour", "hrs": "hour",
-    "hr": "hour", "minutes": "minute", "mins": "minute", "min": "minute", "seconds": "second",
-    "secs": "second", "sec": "second", "days": "day", "weeks": "week", "months": "month",
-    "years": "year", "yrs": "year", "yr": "year", "units": "unit", "iu": "unit",
+    "meter": "m",
+    "meters": "m",
+    "metre": "m",
+    "metres": "m",
+    "kilometer": "km",
+    "kilometers": "km",
+    "kilometre": "km",
+    "kilometres": "km",
+    "centimeter": "cm",
+    "centimeters": "cm",
+    "millimeter": "mm",
+    "millimeters": "mm",
+    "feet": "ft",
+    "foot": "ft",
+    "inches": "in",
+    "inch": "in",
+    "miles": "mi",
+    "mile": "mi",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "gram": "g",
+    "grams": "g",
+    "milligram": "mg",
+    "milligrams": "mg",
+    "microgram": "mcg",
+    "micrograms": "mcg",
+    "µg": "mcg",
+    "ug": "mcg",
+    "milliliter": "ml",
+    "milliliters": "ml",
+    "millilitre": "ml",
+    "millilitres": "ml",
+    "liter": "l",
+    "liters": "l",
+    "litre": "l",
+    "litres": "l",
+    "pounds": "lb",
+    "pound": "lb",
+    "lbs": "lb",
+    "percent": "%",
+    "per cent": "%",
+    "pct": "%",
+    "hours": "hour",
+    "hrs": "hour",
+    "hr": "hour",
+    "minutes": "minute",
+    "mins": "minute",
+    "min": "minute",
+    "seconds": "second",
+    "secs": "second",
+    "sec": "second",
+    "days": "day",
+    "weeks": "week",
+    "months": "month",
+    "years": "year",
+    "yrs": "year",
+    "yr": "year",
+    "units": "unit",
+    "iu": "unit",
 }
 # Terms a Medical-domain sentence may not change: units, frequencies, routes.
 _MEDICAL_CRITICAL = frozenset(
@@ -175,9 +247,10 @@ def _rounds_to(answer_figure: str, context_figure: str) -> bool:
             rounded = round(Decimal(context_figure), places)
         except InvalidOperation:  # pragma: no cover - both were parsed before
             return False
-        return format(rounded.normalize(), "f") == answer_figure or str(
-            int(Decimal(context_figure))
-        ) == answer_figure
+        return (
+            format(rounded.normalize(), "f") == answer_figure
+            or str(int(Decimal(context_figure))) == answer_figure
+        )
     return False
 
 
@@ -212,7 +285,7 @@ def _analyse(text: str) -> _Tokens:
             # "3rd", "covid-19", "a4": treat as an exact-match token.
             out.stems.append(word)
             continue
-        if word in STOPWORDS or len(word) < 2 and not word.isalpha():
+        if word in STOPWORDS or (len(word) < 2 and not word.isalpha()):
             continue
         out.stems.append(stem(word))
         if i > 0 and span.text[:1].isupper() and word not in STOPWORDS:
@@ -404,7 +477,8 @@ def sentence_features(
         feats.reasons.append(f"the context does not mention {shown}")
     elif v["missing_local"] > 0.34 and window is not None:
         feats.reasons.append(
-            "its parts appear in different places of the context but no passage states them together"
+            "its parts appear in different places of the context, "
+            "but no passage states them together"
         )
 
     medical = domain is Domain.MEDICAL
@@ -434,7 +508,9 @@ def sentence_features(
             )
         feats.medical_violation = bool(bad_figures or bad_terms)
 
-    names = [n for n in dict.fromkeys(tokens.names) if n not in index.words and n not in given_words]
+    names = [
+        n for n in dict.fromkeys(tokens.names) if n not in index.words and n not in given_words
+    ]
     if names:
         v["names"] = min(len(names), 2) / 2
         feats.reasons.append(
@@ -454,7 +530,9 @@ def sentence_features(
             + ") that the context does not support"
         )
     if v["first_person"] > 0 and not feats.reasons:
-        feats.reasons.append("it states a personal opinion or experience, not a fact from the context")
+        feats.reasons.append(
+            "it states a personal opinion or experience, not a fact from the context"
+        )
     return feats
 
 
@@ -544,16 +622,15 @@ class HeuristicJudge(Judge):
         cut = self.default_thresholds
         spans = _answer_sentences(request.answer)
         all_feats = [
-            sentence_features(index, span.text, given, request.domain, self.window) for span in spans
+            sentence_features(index, span.text, given, request.domain, self.window)
+            for span in spans
         ]
         overall = self.answer_score(all_feats, request.task)
         scores = [self.sentence_score(f, request.task) for f in all_feats]
         if cut.verdict(overall) is Verdict.GROUNDED:
             # The fitted model clears the answer; no sentence is flagged below it.
             scores = [max(s, overall) for s in scores]
-        elif all(
-            cut.verdict(s) is Verdict.GROUNDED for s in scores
-        ):
+        elif all(cut.verdict(s) is Verdict.GROUNDED for s in scores):
             # The answer as a whole falls short: pin that on its weakest sentence.
             weakest = min(range(len(scores)), key=scores.__getitem__)
             scores[weakest] = min(scores[weakest], overall)
@@ -581,7 +658,9 @@ class HeuristicJudge(Judge):
                     f" (passage {evidence[0].passage})" if evidence else ""
                 )
             else:
-                reason = "; ".join(feats.reasons) or "weakly supported: little overlap with the context"
+                reason = (
+                    "; ".join(feats.reasons) or "weakly supported: little overlap with the context"
+                )
             sentences.append(
                 SentenceJudgement(
                     index=i,

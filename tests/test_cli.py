@@ -1,0 +1,152 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ground_integrations.cli import main
+
+from .conftest import MAUNA_KEA
+
+
+def test_check_text_output_shows_verdict_span_and_reason(capsys) -> None:
+    code = main(["check", "--context", MAUNA_KEA, "--answer", "Mauna Kea is 5,207.3 meters tall."])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines()[0] == "notGrounded"
+    assert '"Mauna Kea is 5,207.3 meters tall."' in out
+    assert "reason:" in out and "4,207.3" in out
+
+
+def test_check_formats_and_exit_codes(capsys, tmp_path) -> None:
+    ctx = tmp_path / "ctx.txt"
+    ctx.write_text(MAUNA_KEA, encoding="utf-8")
+    assert (
+        main(
+            [
+                "check",
+                "-f",
+                str(ctx),
+                "-a",
+                "Mauna Kea is 5,207.3 meters tall.",
+                "--format",
+                "azure",
+                "--reasoning",
+                "--exit-code",
+            ]
+        )
+        == 1
+    )
+    azure = json.loads(capsys.readouterr().out)
+    assert azure["ungroundedDetected"] is True and "reason" in azure["ungroundedDetails"][0]
+    assert (
+        main(
+            [
+                "check",
+                "-f",
+                str(ctx),
+                "-a",
+                "Mauna Kea is an inactive volcano on the island of Hawaii.",
+                "--format",
+                "upstage",
+                "--exit-code",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.strip() == "grounded"
+    assert main(["check", "-c", MAUNA_KEA, "-a", "It is tall.", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["judge"]["name"] == "heuristic"
+
+
+def test_check_bad_input_exits_2_with_message(capsys, tmp_path) -> None:
+    assert main(["check", "-c", MAUNA_KEA, "-a", ""]) == 2
+    assert "answer is empty" in capsys.readouterr().err
+    assert main(["check", "-f", str(tmp_path / "missing.txt"), "-a", "x"]) == 2
+    assert "cannot read context file" in capsys.readouterr().err
+    assert main(["check", "-c", MAUNA_KEA, "-a", "x", "--task", "QnA"]) == 2
+    with pytest.raises(SystemExit):
+        main(["check"])
+
+
+def test_check_reads_context_from_stdin() -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ground_integrations.cli",
+            "check",
+            "--context",
+            "-",
+            "--answer",
+            "Mauna Kea is 5,207.3 meters tall.",
+            "--format",
+            "upstage",
+        ],
+        input=MAUNA_KEA,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout.strip() == "notGrounded"
+
+
+def _records() -> list[dict]:
+    base = {"dataset": "toy", "task": "Summarization", "query": None, "context": [MAUNA_KEA]}
+    return [
+        {
+            **base,
+            "id": "a",
+            "answer": "Mauna Kea is 5,207.3 meters tall.",
+            "label": "notGrounded",
+            "spans": [{"start": 0, "end": 33}],
+        },
+        {
+            **base,
+            "id": "b",
+            "answer": "Mauna Kea is an inactive volcano on the island of Hawaii.",
+            "label": "grounded",
+            "spans": [],
+        },
+        {
+            **base,
+            "id": "c",
+            "answer": "Its peak is 4,207.3 m above sea level.",
+            "label": "grounded",
+            "spans": [],
+        },
+        {**base, "id": "d", "answer": "", "label": "grounded", "spans": []},
+    ]
+
+
+def test_eval_reports_metrics_and_resumes_without_redoing(tmp_path, capsys) -> None:
+    data = tmp_path / "toy.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _records()), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    # a first run stopped after one record, and the second line was cut mid-write
+    main(["eval", str(data), "-o", str(out), "--limit", "2", "--no-progress"])
+    capsys.readouterr()
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["a", "b"]
+    out.write_text(lines[0] + "\n" + lines[1][:20], encoding="utf-8")
+    code = main(["eval", str(data), "-o", str(out), "--no-progress", "--baseline"])
+    report = capsys.readouterr().out
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert code == 0
+    assert [r["id"] for r in rows] == ["a", "b", "c", "d"]  # 'a' kept, the cut 'b' redone
+    assert rows[0] == json.loads(lines[0])
+    assert rows[3]["verdict"] is None and "EmptyInputError" in rows[3]["error"]
+    assert "toy:Summarization" in report and "bal.acc" in report and "errors=1" in report
+    assert "lexical baseline" in report
+    toy_line = next(line for line in report.splitlines() if line.startswith("toy:Summarization"))
+    assert toy_line.split()[2] == "1.000"  # balanced accuracy on the three valid records
+    assert toy_line.split()[4] == "1.000"  # span F1: the flagged span is the annotated one
+
+
+def test_eval_rejects_malformed_jsonl(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1}\nnot json\n', encoding="utf-8")
+    assert main(["eval", str(bad), "--no-progress"]) == 2
+    assert "bad.jsonl:2" in capsys.readouterr().err
