@@ -154,7 +154,3 @@ class Judge(ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
-
-def _check_positive(value: int | None, name: str) -> None:
-    if value is not None and value <= 0:
-        raise ConfigurationError(f"{name} must be a positive number of characters, got {value}")

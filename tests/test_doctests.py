@@ -1,0 +1,16 @@
+"""Docstring examples are executed, so the documentation cannot drift from the code."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import ground_integrations
+import ground_integrations.testing
+
+
+@pytest.mark.parametrize("module", [ground_integrations, ground_integrations.testing])
+def test_docstring_examples_run(module) -> None:
+    failures, tried = doctest.testmod(module, verbose=False)
+    assert tried > 0 and failures == 0
