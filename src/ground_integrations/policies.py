@@ -228,18 +228,31 @@ def _unpack(value: Regenerated, context: Any) -> tuple[str, Any]:
     return value, context
 
 
-def _finish(
-    policy: Policy,
-    answer: str,
-    result: GroundednessResult | None,
-    decision: Decision,
-    attempts: list[tuple[str, GroundednessResult | None]],
-) -> Enforced:
-    if decision.action is Action.BLOCK:
-        if policy.fallback_message is None:
-            raise policy.blocked_error(result, decision)
-        answer = policy.fallback_message
-    return Enforced(answer=answer, result=result, decision=decision, attempts=attempts)
+class _Loop:
+    """The state of one enforce run, shared by the sync and async drivers."""
+
+    def __init__(self, policy: Policy | None, can_regenerate: bool) -> None:
+        self.policy = policy or Policy()
+        self.can_regenerate = can_regenerate
+        self.attempts: list[tuple[str, GroundednessResult | None]] = []
+
+    def decide(
+        self, answer: str, result: GroundednessResult | None, error: JudgeError | None
+    ) -> Decision:
+        attempt = len(self.attempts)
+        self.attempts.append((answer, result))
+        return self.policy.decide(
+            result, attempt=attempt, error=error, can_regenerate=self.can_regenerate
+        )
+
+    def finish(
+        self, answer: str, result: GroundednessResult | None, decision: Decision
+    ) -> Enforced:
+        if decision.action is Action.BLOCK:
+            if self.policy.fallback_message is None:
+                raise self.policy.blocked_error(result, decision)
+            answer = self.policy.fallback_message
+        return Enforced(answer=answer, result=result, decision=decision, attempts=self.attempts)
 
 
 def enforce(
@@ -258,30 +271,24 @@ def enforce(
 
     ``regenerate(feedback, attempt)`` returns a new answer, or ``(answer, context)`` when it
     retrieves again. Raises :class:`UngroundedAnswerError` on block unless the policy has a
-    ``fallback_message``. Bad input (empty answer, ...) raises before any policy applies.
+    ``fallback_message``. Bad input (empty answer, ...) raises before any policy applies; only a
+    failing judge goes to the policy's ``on_error``.
     """
-    policy = policy or Policy()
-    attempts: list[tuple[str, GroundednessResult | None]] = []
-    attempt = 0
+    loop = _Loop(policy, regenerate is not None)
     while True:
-        checker.build_request(context, answer, query, task=task, domain=domain, reasoning=reasoning)
-        result: GroundednessResult | None
+        result: GroundednessResult | None = None
+        error: JudgeError | None = None
         try:
             result = checker.check(
                 context, answer, query, task=task, domain=domain, reasoning=reasoning
             )
-            error = None
         except JudgeError as exc:
-            result, error = None, exc
-        attempts.append((answer, result))
-        decision = policy.decide(
-            result, attempt=attempt, error=error, can_regenerate=regenerate is not None
-        )
+            error = exc
+        decision = loop.decide(answer, result, error)
         if decision.action is not Action.REGENERATE:
-            return _finish(policy, answer, result, decision, attempts)
+            return loop.finish(answer, result, decision)
         assert regenerate is not None and decision.feedback is not None
-        answer, context = _unpack(regenerate(decision.feedback, attempt + 1), context)
-        attempt += 1
+        answer, context = _unpack(regenerate(decision.feedback, len(loop.attempts)), context)
 
 
 async def aenforce(
@@ -297,28 +304,21 @@ async def aenforce(
     reasoning: bool = False,
 ) -> Enforced:
     """Async twin of :func:`enforce`; ``regenerate`` may be sync or async."""
-    policy = policy or Policy()
-    attempts: list[tuple[str, GroundednessResult | None]] = []
-    attempt = 0
+    loop = _Loop(policy, regenerate is not None)
     while True:
-        checker.build_request(context, answer, query, task=task, domain=domain, reasoning=reasoning)
-        result: GroundednessResult | None
+        result: GroundednessResult | None = None
+        error: JudgeError | None = None
         try:
             result = await checker.acheck(
                 context, answer, query, task=task, domain=domain, reasoning=reasoning
             )
-            error = None
         except JudgeError as exc:
-            result, error = None, exc
-        attempts.append((answer, result))
-        decision = policy.decide(
-            result, attempt=attempt, error=error, can_regenerate=regenerate is not None
-        )
+            error = exc
+        decision = loop.decide(answer, result, error)
         if decision.action is not Action.REGENERATE:
-            return _finish(policy, answer, result, decision, attempts)
+            return loop.finish(answer, result, decision)
         assert regenerate is not None and decision.feedback is not None
-        value = regenerate(decision.feedback, attempt + 1)
+        value = regenerate(decision.feedback, len(loop.attempts))
         if inspect.isawaitable(value):
             value = await value
         answer, context = _unpack(value, context)
-        attempt += 1

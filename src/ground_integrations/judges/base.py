@@ -153,4 +153,3 @@ class Judge(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
-
