@@ -22,24 +22,20 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
 from ground_integrations.judges.heuristic import (
-    FEATURE_NAMES,
     _analyse,
     _answer_sentences,
     _index_context,
-    sentence_features,
+    answer_vector,
 )
+from ground_integrations.judges.heuristic import answer_features as heuristic_features
 from ground_integrations.models import Domain
 
 
 def answer_features(record: dict) -> list[float]:
     index = _index_context(record["context"])
     given = _analyse(record["query"]) if record["task"] == "QnA" and record.get("query") else None
-    rows = [
-        f.vector()
-        for span in _answer_sentences(record["answer"])
-        if (f := sentence_features(index, span.text, given, Domain.GENERIC)).checkable
-    ]
-    return list(np.max(np.array(rows), axis=0)) if rows else [0.0] * len(FEATURE_NAMES)
+    sentences = [span.text for span in _answer_sentences(record["answer"])]
+    return answer_vector(heuristic_features(index, sentences, given, Domain.GENERIC))
 
 
 def balanced_accuracy(y_true: np.ndarray, flagged: np.ndarray) -> float:

@@ -105,3 +105,19 @@ def test_repr_and_configuration() -> None:
 
     with pytest.raises(ConfigurationError):
         HeuristicJudge(window=0)
+
+
+def test_closing_offer_question_is_not_checked_but_a_question_for_an_answer_is(checker) -> None:
+    stated = "Mauna Kea is an inactive volcano on the island of Hawaii."
+    plain = checker.check([MAUNA_KEA], stated, "What is Mauna Kea?", task="QnA")
+    offer = checker.check(
+        [MAUNA_KEA], stated + " Would you like to know more?", "What is Mauna Kea?", task="QnA"
+    )
+    assert offer.verdict is Verdict.GROUNDED and offer.score == plain.score
+    assert offer.sentences[1].reason.startswith("Nothing to check")
+    asked = checker.check([MAUNA_KEA], "How about you?", "What is Mauna Kea?", task="QnA")
+    assert asked.verdict is Verdict.NOT_GROUNDED
+    assert (
+        asked.sentences[0].reason
+        == "It asks a question instead of stating what the context supports"
+    )

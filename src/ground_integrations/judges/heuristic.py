@@ -33,7 +33,14 @@ from ..models import Domain, Evidence, GroundednessRequest, SentenceJudgement, T
 from ..text import Span, fold, split_sentences, stem, word_spans
 from .base import Judge, Judgement, Thresholds
 
-__all__ = ["DEFAULT_WEIGHTS", "FEATURE_NAMES", "HeuristicJudge", "HeuristicWeights"]
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "FEATURE_NAMES",
+    "HeuristicJudge",
+    "HeuristicWeights",
+    "answer_features",
+    "answer_vector",
+]
 
 STOPWORDS = frozenset(
     """
@@ -175,6 +182,7 @@ FEATURE_NAMES = (
     "pairs",  # share of adjacent word pairs absent from the context
     "novel_trigrams",  # share of words not inside any word triple shared with the context
     "first_person",  # share of first-person words (opinions and chit-chat, not claims)
+    "opens_with_question",  # the answer starts by asking instead of stating (whole answer)
 )
 
 
@@ -193,12 +201,12 @@ class HeuristicWeights:
 #: Fitted by ``benchmarks/fit_heuristic.py`` on ``shared/data/dev.jsonl`` (one model per task).
 DEFAULT_WEIGHTS: dict[Task, HeuristicWeights] = {
     Task.QNA: HeuristicWeights(
-        bias=-2.163,
-        coef=(-0.321, 2.086, 3.221, -2.491, 0.323, 1.968, 4.104, -0.998, 5.619),
+        bias=-2.150,
+        coef=(-0.295, 2.542, 3.211, -2.434, 0.396, 2.009, 3.883, -0.995, 5.930, 2.705),
     ),
     Task.SUMMARIZATION: HeuristicWeights(
-        bias=-0.354,
-        coef=(0.897, 0.000, -2.925, 2.567, 1.115, 1.165, -0.830, -0.039, 1.892),
+        bias=-0.508,
+        coef=(0.747, 0.000, -2.949, 2.691, 1.127, 1.190, -0.568, -0.107, 1.795, 2.812),
     ),
 }
 #: A figure that matches nothing in the context caps the sentence's score here (below the cut).
@@ -547,7 +555,7 @@ class HeuristicJudge(Judge):
 
     name = "heuristic"
     version = "1.0"
-    default_thresholds = Thresholds(grounded=0.52, not_grounded=0.49)
+    default_thresholds = Thresholds(grounded=0.5, not_grounded=0.45)
 
     def __init__(
         self,
@@ -600,20 +608,19 @@ class HeuristicJudge(Judge):
 
     def sentence_score(self, feats: SentenceFeatures, task: Task) -> float:
         """Groundedness of one sentence in [0, 1] from its features."""
-        if not feats.checkable:
+        if not feats.checkable and not feats.values["opens_with_question"]:
             return 1.0
         return self._cap(self._score(feats.vector(), task), feats)
 
     def answer_score(self, feats: Sequence[SentenceFeatures], task: Task) -> float:
-        """Groundedness of the answer: the model applied to the per-feature maximum over its
-        sentences (what the weights were fitted on), capped by any sentence's hard failure."""
-        checkable = [f for f in feats if f.checkable]
-        if not checkable:
+        """Groundedness of the answer: the model applied to :func:`answer_vector` (what the
+        weights were fitted on), capped by any sentence's hard failure."""
+        if not any(f.checkable or f.values["opens_with_question"] for f in feats):
             return 1.0
-        vector = [max(values) for values in zip(*(f.vector() for f in checkable))]
-        score = self._score(vector, task)
-        for f in checkable:
-            score = self._cap(score, f)
+        score = self._score(answer_vector(feats), task)
+        for f in feats:
+            if f.checkable:
+                score = self._cap(score, f)
         return score
 
     def judge(self, request: GroundednessRequest) -> Judgement:
@@ -621,10 +628,9 @@ class HeuristicJudge(Judge):
         given = _analyse(request.query) if request.task is Task.QNA and request.query else None
         cut = self.default_thresholds
         spans = _answer_sentences(request.answer)
-        all_feats = [
-            sentence_features(index, span.text, given, request.domain, self.window)
-            for span in spans
-        ]
+        all_feats = answer_features(
+            index, [span.text for span in spans], given, request.domain, self.window
+        )
         overall = self.answer_score(all_feats, request.task)
         scores = [self.sentence_score(f, request.task) for f in all_feats]
         if cut.verdict(overall) is Verdict.GROUNDED:
@@ -651,7 +657,9 @@ class HeuristicJudge(Judge):
                         score=round(min(1.0, feats.window.coverage), 4),
                     )
                 )
-            if not feats.checkable:
+            if verdict is not Verdict.GROUNDED and feats.values["opens_with_question"]:
+                reason = "it asks a question instead of stating what the context supports"
+            elif not feats.checkable:
                 reason = "nothing to check: no content words or figures"
             elif verdict is Verdict.GROUNDED:
                 reason = "supported by the context" + (
@@ -675,6 +683,38 @@ class HeuristicJudge(Judge):
                 )
             )
         return Judgement(score=overall, sentences=sentences)
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip("\"'”’)] ").endswith(("?", "？"))
+
+
+def answer_features(
+    index: _ContextIndex,
+    sentences: Sequence[str],
+    given: _Tokens | None,
+    domain: Domain,
+    width: int = 3,
+) -> list[SentenceFeatures]:
+    """Features of every answer sentence. A question after the first sentence ("Would you like
+    to know more?") asserts nothing and is not checked; an answer that opens with a question is
+    marked on its first sentence."""
+    out = []
+    for i, text in enumerate(sentences):
+        if i > 0 and is_question(text):
+            out.append(SentenceFeatures(checkable=False))
+            continue
+        feats = sentence_features(index, text, given, domain, width)
+        if i == 0 and is_question(text):
+            feats.values["opens_with_question"] = 1.0
+        out.append(feats)
+    return out
+
+
+def answer_vector(feats: Sequence[SentenceFeatures]) -> list[float]:
+    """An answer's features: per feature the maximum over its sentences (the weakest decides;
+    an unchecked sentence contributes only its answer-level marks)."""
+    return [max((f.values[name] for f in feats), default=0.0) for name in FEATURE_NAMES]
 
 
 def _answer_sentences(answer: str) -> list[Span]:
