@@ -567,6 +567,10 @@ class HeuristicJudge(Judge):
         if window < 1:
             raise ConfigurationError(f"window must be at least 1 sentence, got {window}")
         self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
+        # Load NLTK's tokenizer and stemmer now (about a second, once per process) rather than
+        # inside the first check, where it would show up as that check's latency.
+        split_sentences("Warm up. Done.")
+        stem("warming")
         self.window = window
         self._index_cache: OrderedDict[tuple[str, ...], _ContextIndex] = OrderedDict()
         self._index_cache_size = index_cache_size
