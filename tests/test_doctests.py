@@ -7,10 +7,13 @@ import doctest
 import pytest
 
 import ground_integrations
+import ground_integrations.streaming
 import ground_integrations.testing
 
 
-@pytest.mark.parametrize("module", [ground_integrations, ground_integrations.testing])
+@pytest.mark.parametrize(
+    "module", [ground_integrations, ground_integrations.testing, ground_integrations.streaming]
+)
 def test_docstring_examples_run(module) -> None:
     failures, tried = doctest.testmod(module, verbose=False)
     assert tried > 0 and failures == 0

@@ -1,0 +1,89 @@
+"""GroundednessCheck: the core check as a LangChain Runnable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from pydantic import ConfigDict, Field
+
+from ..checker import GroundednessChecker
+from ..errors import InvalidInputError
+from ..models import Domain, GroundednessResult, Task
+from ._convert import answer_text, context_passages
+
+
+class GroundednessCheck(RunnableSerializable[dict[str, Any], GroundednessResult]):
+    """``{"context": ..., "answer": ..., "query": ...}`` -> :class:`GroundednessResult`.
+
+    ``context`` may be a str, a list of str or a list of ``Document``; ``answer`` a str or a
+    message. Key names are configurable. Runs through LangChain's callback machinery, so
+    tracing sees a ``GroundednessCheck`` run with its tags and metadata.
+
+    Example:
+        .. code-block:: python
+
+            check = GroundednessCheck()
+            chain = {
+                "context": retriever,
+                "answer": rag_chain,
+                "query": RunnablePassthrough(),
+            } | check
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    checker: GroundednessChecker = Field(default_factory=GroundednessChecker, exclude=True)
+    context_key: str = "context"
+    answer_key: str = "answer"
+    query_key: str = "query"
+    task: Task | None = Field(
+        None, description="None: QnA when a query is given, else Summarization."
+    )
+    domain: Domain = Domain.GENERIC
+    reasoning: bool = False
+
+    def _args(self, value: dict[str, Any]) -> tuple[list[str], str, str | None, dict[str, Any]]:
+        if not isinstance(value, dict):
+            raise InvalidInputError(
+                f"GroundednessCheck expects a dict with {self.context_key!r} and "
+                f"{self.answer_key!r}, got {type(value).__name__}.",
+                field="input",
+            )
+        for key in (self.context_key, self.answer_key):
+            if key not in value:
+                raise InvalidInputError(f"input has no {key!r} key.", field=key)
+        query = value.get(self.query_key)
+        task = self.task or (Task.QNA if query else Task.SUMMARIZATION)
+        return (
+            context_passages(value[self.context_key], field=self.context_key),
+            answer_text(value[self.answer_key], field=self.answer_key),
+            query,
+            {"task": task, "domain": self.domain, "reasoning": self.reasoning},
+        )
+
+    def _check(
+        self, value: dict[str, Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> GroundednessResult:
+        context, answer, query, kwargs = self._args(value)
+        return self.checker.check(context, answer, query, **kwargs)
+
+    async def _acheck(
+        self,
+        value: dict[str, Any],
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> GroundednessResult:
+        context, answer, query, kwargs = self._args(value)
+        return await self.checker.acheck(context, answer, query, **kwargs)
+
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> GroundednessResult:
+        return self._call_with_config(self._check, input, config, **kwargs)
+
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> GroundednessResult:
+        return await self._acall_with_config(self._acheck, input, config, **kwargs)

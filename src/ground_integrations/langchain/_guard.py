@@ -1,0 +1,386 @@
+"""GroundednessGuard: apply a Policy to a RAG chain's answer, the LangChain way."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import Any, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
+from pydantic import ConfigDict, Field
+
+from ..checker import GroundednessChecker
+from ..errors import InvalidInputError, UngroundedAnswerError
+from ..models import Domain, Task
+from ..policies import Action, Enforced, Policy, aenforce, enforce, mark_ungrounded
+from ..streaming import Release, SentenceGate
+from ._convert import (
+    annotate,
+    answer_text,
+    context_passages,
+    find_query,
+    message_chunk_like,
+    with_answer,
+)
+
+DEFAULT_FEEDBACK_TEMPLATE = (
+    "Your previous answer was not supported by the retrieved context.\n{feedback}\n"
+    "Answer again using only information stated in the context."
+)
+
+
+class GroundednessGuard(RunnableSerializable[Any, Any]):
+    """Checks a RAG chain's answer against its retrieved context and applies a policy.
+
+    Two forms:
+
+    * ``GroundednessGuard(chain, ...)`` wraps a chain (the only form that can regenerate). The
+      chain's input must be a dict for regeneration: the guard re-invokes it with
+      ``feedback_key`` set to feedback naming the ungrounded sentences and why (and sets it to
+      ``""`` on the first call so a prompt can always reference it).
+    * ``chain | GroundednessGuard(...)`` checks the output of a chain that returns the answer
+      with its context (``{"answer": ..., "context": [Document, ...]}``): annotate or block.
+
+    The answer is found under ``answer_key`` of a dict output, or is the output itself (str or
+    message). The context is the output's ``context_key``, else the input's. The query is
+    ``query_key`` (default: ``query`` / ``question`` / ``input``, or a str input).
+
+    Outcomes keep the output's type: annotate adds ``metadata_key`` to a dict or to a
+    message's ``response_metadata`` (optionally with inline ``markers``); block raises
+    :class:`~ground_integrations.UngroundedAnswerError` (catchable by ``with_fallbacks`` /
+    ``with_retry``) or, with ``policy.fallback_message``, returns that text in place of the
+    answer. Streaming buffers and checks before releasing (``streaming="buffer"``) or
+    releases each sentence as soon as it is checked grounded (``streaming="sentence"``).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    chain: Runnable[Any, Any] | None = None
+    checker: GroundednessChecker = Field(default_factory=GroundednessChecker, exclude=True)
+    policy: Policy = Field(default_factory=Policy)
+    answer_key: str = "answer"
+    context_key: str = "context"
+    query_key: str | None = None
+    feedback_key: str = "feedback"
+    feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE
+    task: Task | None = Field(
+        None, description="None: QnA when a query is found, else Summarization."
+    )
+    domain: Domain = Domain.GENERIC
+    reasoning: bool = False
+    markers: bool = False
+    annotate_grounded: bool = Field(True, description="Attach the result to grounded answers too.")
+    metadata_key: str = "groundedness"
+    streaming: Literal["buffer", "sentence"] = "buffer"
+
+    def __init__(self, chain: Runnable[Any, Any] | None = None, /, **kwargs: Any) -> None:
+        if chain is not None:
+            kwargs["chain"] = chain
+        super().__init__(**kwargs)
+
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        return super().get_name(suffix, name=name or "GroundednessGuard")
+
+    # -- locating the answer, the context and the query --------------------------------------
+
+    def _locate(self, output: Any, original: Any) -> tuple[str, list[str], str | None]:
+        if isinstance(output, Mapping):
+            if self.answer_key not in output:
+                raise InvalidInputError(
+                    f"the chain's output has no {self.answer_key!r} key (keys: {sorted(output)}); "
+                    "set answer_key.",
+                    field=self.answer_key,
+                )
+            answer = answer_text(output[self.answer_key], field=self.answer_key)
+        else:
+            answer = answer_text(output, field="output")
+        for source in (output, original):
+            if isinstance(source, Mapping) and self.context_key in source:
+                context = context_passages(source[self.context_key], field=self.context_key)
+                break
+        else:
+            raise InvalidInputError(
+                f"no retrieved context under {self.context_key!r} in the chain's output or input; "
+                "return it from the chain (e.g. RunnablePassthrough.assign) or set context_key.",
+                field=self.context_key,
+            )
+        return answer, context, find_query(output, original, self.query_key)
+
+    def _task(self, query: str | None) -> Task:
+        return self.task or (Task.QNA if query else Task.SUMMARIZATION)
+
+    def _first_input(self, value: Any) -> Any:
+        if isinstance(value, Mapping) and self.feedback_key not in value:
+            return {**value, self.feedback_key: ""}
+        return value
+
+    def _retry_input(self, value: Any, feedback: str) -> Any:
+        return {**value, self.feedback_key: self.feedback_template.format(feedback=feedback)}
+
+    def _can_regenerate(self, value: Any) -> bool:
+        return self.chain is not None and isinstance(value, Mapping)
+
+    @staticmethod
+    def _attempt_config(config: RunnableConfig, attempt: int) -> RunnableConfig:
+        tags = [*config.get("tags", []), f"groundedness:attempt:{attempt}"]
+        return {**config, "tags": tags}
+
+    # -- turning the core's outcome into an output ----------------------------------------
+
+    def _shape(self, output: Any, enforced: Enforced) -> Any:
+        action = enforced.decision.action
+        if action is Action.ANNOTATE or (action is Action.PASS and self.annotate_grounded):
+            return annotate(
+                output,
+                self.answer_key,
+                enforced.result,
+                error=enforced.decision.error,
+                markers=self.markers and action is Action.ANNOTATE,
+                metadata_key=self.metadata_key,
+            )
+        return output
+
+    def _run_policy(self, output_box: list[Any], run: Callable[[Policy], Enforced]) -> Any:
+        try:
+            enforced = run(self.policy.model_copy(update={"fallback_message": None}))
+        except UngroundedAnswerError:
+            if self.policy.fallback_message is None:
+                raise
+            return with_answer(output_box[0], self.answer_key, self.policy.fallback_message)
+        return self._shape(output_box[0], enforced)
+
+    async def _arun_policy(self, output_box: list[Any], run: Callable[[Policy], Any]) -> Any:
+        try:
+            enforced = await run(self.policy.model_copy(update={"fallback_message": None}))
+        except UngroundedAnswerError:
+            if self.policy.fallback_message is None:
+                raise
+            return with_answer(output_box[0], self.answer_key, self.policy.fallback_message)
+        return self._shape(output_box[0], enforced)
+
+    # -- invoke / ainvoke ---------------------------------------------------------------------
+
+    def _invoke(
+        self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> Any:
+        chain = self.chain
+        output = (
+            chain.invoke(self._first_input(value), self._attempt_config(config, 0))
+            if chain
+            else value
+        )
+        box = [output]
+        answer, context, query = self._locate(output, value)
+
+        def regenerate(feedback: str, attempt: int) -> tuple[str, list[str]]:
+            assert chain is not None
+            out = chain.invoke(
+                self._retry_input(value, feedback), self._attempt_config(config, attempt)
+            )
+            box[0] = out
+            new_answer, new_context, _ = self._locate(out, value)
+            return new_answer, new_context
+
+        return self._run_policy(
+            box,
+            lambda policy: enforce(
+                self.checker,
+                context=context,
+                answer=answer,
+                query=query,
+                regenerate=regenerate if self._can_regenerate(value) else None,
+                policy=policy,
+                task=self._task(query),
+                domain=self.domain,
+                reasoning=self.reasoning,
+            ),
+        )
+
+    async def _ainvoke(
+        self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
+    ) -> Any:
+        chain = self.chain
+        output = (
+            await chain.ainvoke(self._first_input(value), self._attempt_config(config, 0))
+            if chain
+            else value
+        )
+        box = [output]
+        answer, context, query = self._locate(output, value)
+
+        async def regenerate(feedback: str, attempt: int) -> tuple[str, list[str]]:
+            assert chain is not None
+            out = await chain.ainvoke(
+                self._retry_input(value, feedback), self._attempt_config(config, attempt)
+            )
+            box[0] = out
+            new_answer, new_context, _ = self._locate(out, value)
+            return new_answer, new_context
+
+        return await self._arun_policy(
+            box,
+            lambda policy: aenforce(
+                self.checker,
+                context=context,
+                answer=answer,
+                query=query,
+                regenerate=regenerate if self._can_regenerate(value) else None,
+                policy=policy,
+                task=self._task(query),
+                domain=self.domain,
+                reasoning=self.reasoning,
+            ),
+        )
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return self._call_with_config(self._invoke, input, config, **kwargs)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
+
+    # -- streaming ----------------------------------------------------------------------------
+
+    def _split_chunk(self, chunk: Any, seen: dict[str, Any]) -> tuple[str | None, Any]:
+        """(answer delta, pass-through part) of one streamed chunk; records other keys."""
+        if isinstance(chunk, Mapping):
+            rest = {k: v for k, v in chunk.items() if k != self.answer_key}
+            for k, v in rest.items():
+                seen[k] = seen[k] + v if k in seen and k != self.context_key else v
+            delta = answer_text(chunk[self.answer_key]) if self.answer_key in chunk else None
+            if self.answer_key in chunk:
+                seen.setdefault("__template__", chunk[self.answer_key])
+            return delta, (rest or None)
+        seen.setdefault("__template__", chunk)
+        return answer_text(chunk, field="output"), None
+
+    def _gate(self, value: Any, seen: dict[str, Any]) -> SentenceGate:
+        source = {**(value if isinstance(value, Mapping) else {}), **seen}
+        if self.context_key not in source:
+            raise InvalidInputError(
+                f"sentence streaming needs the context before the answer: stream it under "
+                f"{self.context_key!r} first, or pass it in the input.",
+                field=self.context_key,
+            )
+        context = context_passages(source[self.context_key], field=self.context_key)
+        query = find_query(seen, value, self.query_key)
+        return SentenceGate(
+            self.checker,
+            context,
+            query=query,
+            task=self._task(query),
+            domain=self.domain,
+            policy=self.policy.model_copy(update={"fallback_message": None}),
+        )
+
+    def _emit(self, release: Release, seen: dict[str, Any], dict_stream: bool) -> Iterator[Any]:
+        if release.blocked:
+            if self.policy.fallback_message is None:
+                raise self.policy.blocked_error(release.result, release.decision)
+            text = (" " if release.text[:1].isspace() else "") + self.policy.fallback_message
+        elif release.decision.action is Action.ANNOTATE and self.markers and release.result:
+            lead = release.text[: len(release.text) - len(release.text.lstrip())]
+            text = lead + mark_ungrounded(release.result.answer, release.result)
+        else:
+            text = release.text
+        piece = message_chunk_like(seen.get("__template__"), text)
+        yield {self.answer_key: piece} if dict_stream else piece
+
+    def _stream_sentences(
+        self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> Iterator[Any]:
+        value = None
+        for value in inputs:  # noqa: B007 - the last (only) input
+            pass
+        source = (
+            self.chain.stream(self._first_input(value), self._attempt_config(config, 0))
+            if self.chain
+            else iter([value])
+        )
+        seen: dict[str, Any] = {}
+        gate: SentenceGate | None = None
+        dict_stream = False
+        for chunk in source:
+            dict_stream = dict_stream or isinstance(chunk, Mapping)
+            delta, passthrough = self._split_chunk(chunk, seen)
+            if passthrough:
+                yield passthrough
+            if not delta:
+                continue
+            gate = gate or self._gate(value, seen)
+            for release in gate.feed(delta):
+                yield from self._emit(release, seen, dict_stream)
+            if gate.closed:
+                return
+        if gate is not None:
+            for release in gate.close():
+                yield from self._emit(release, seen, dict_stream)
+
+    async def _astream_sentences(
+        self,
+        inputs: AsyncIterator[Any],
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> AsyncIterator[Any]:
+        value = None
+        async for value in inputs:  # noqa: B007
+            pass
+        seen: dict[str, Any] = {}
+        gate: SentenceGate | None = None
+        dict_stream = False
+
+        async def source() -> AsyncIterator[Any]:
+            if self.chain is None:
+                yield value
+                return
+            async for c in self.chain.astream(
+                self._first_input(value), self._attempt_config(config, 0)
+            ):
+                yield c
+
+        async for chunk in source():
+            dict_stream = dict_stream or isinstance(chunk, Mapping)
+            delta, passthrough = self._split_chunk(chunk, seen)
+            if passthrough:
+                yield passthrough
+            if not delta:
+                continue
+            gate = gate or self._gate(value, seen)
+            for release in await gate.afeed(delta):
+                for piece in self._emit(release, seen, dict_stream):
+                    yield piece
+            if gate.closed:
+                return
+        if gate is not None:
+            for release in await gate.aclose():
+                for piece in self._emit(release, seen, dict_stream):
+                    yield piece
+
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        if self.streaming == "buffer":
+            yield self.invoke(input, config, **kwargs)
+            return
+        yield from self._transform_stream_with_config(
+            iter([input]), self._stream_sentences, config, **kwargs
+        )
+
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        if self.streaming == "buffer":
+            yield await self.ainvoke(input, config, **kwargs)
+            return
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for piece in self._atransform_stream_with_config(
+            one(), self._astream_sentences, config, **kwargs
+        ):
+            yield piece
+
+
+def with_groundedness_guard(chain: Runnable[Any, Any], **kwargs: Any) -> GroundednessGuard:
+    """Wrap a RAG chain in a :class:`GroundednessGuard` (same keyword arguments)."""
+    return GroundednessGuard(chain, **kwargs)
