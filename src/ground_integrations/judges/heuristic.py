@@ -464,7 +464,8 @@ def sentence_features(
     if pairs:
         v["pairs"] = sum(p not in index.pairs for p in pairs) / len(pairs)
 
-    window = _best_window(index, set(stems), width)
+    # Evidence is where the sentence's content is found, query words included.
+    window = _best_window(index, set(tokens.stems), width)
     feats.window = window
     missing = [s for s in stems if s not in index.stems]
     if stems:

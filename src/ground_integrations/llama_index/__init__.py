@@ -1,0 +1,36 @@
+"""LlamaIndex adapter: thin wrappers over the core.
+
+Install with ``pip install 'ground-integrations[llama-index]'`` (llama-index-core 0.14.x).
+
+- :class:`GroundednessEvaluator`: a ``BaseEvaluator`` (natively sync and async), usable in
+  ``BatchEvalRunner`` and as the evaluator of LlamaIndex's ``RetryQueryEngine``.
+- :class:`GroundednessPostprocessor`: applies a :class:`~ground_integrations.Policy` to a
+  synthesized ``Response``; also a ``BaseNodePostprocessor`` that, before synthesis, drops
+  nodes supporting nothing of the query (or of a draft answer).
+- :class:`GroundedQueryEngine`: wraps any query engine and applies the policy after synthesis,
+  with bounded regeneration; streaming responses are checked before release.
+- Instrumentation events :class:`GroundednessCheckEvent` and :class:`GroundednessDecisionEvent`.
+"""
+
+from __future__ import annotations
+
+try:
+    import llama_index.core  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    from ..errors import MissingDependencyError
+
+    raise MissingDependencyError("llama-index-core", "llama-index") from exc
+
+from ._engine import GroundedQueryEngine
+from ._evaluator import GroundednessEvaluationResult, GroundednessEvaluator
+from ._events import GroundednessCheckEvent, GroundednessDecisionEvent
+from ._postprocessor import GroundednessPostprocessor
+
+__all__ = [
+    "GroundedQueryEngine",
+    "GroundednessCheckEvent",
+    "GroundednessDecisionEvent",
+    "GroundednessEvaluationResult",
+    "GroundednessEvaluator",
+    "GroundednessPostprocessor",
+]

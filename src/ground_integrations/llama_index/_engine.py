@@ -1,0 +1,180 @@
+"""GroundedQueryEngine: any query engine, with the answer checked and the policy applied."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Generator
+
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.response.schema import (
+    RESPONSE_TYPE,
+    AsyncStreamingResponse,
+    PydanticResponse,
+    Response,
+    StreamingResponse,
+)
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.prompts.mixin import PromptDictType, PromptMixinType
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from ..checker import GroundednessChecker
+from ..errors import UngroundedAnswerError
+from ..policies import Policy, aenforce, enforce
+from ._postprocessor import GroundednessPostprocessor
+
+DEFAULT_FEEDBACK_TEMPLATE = (
+    "{query}\n\nA previous answer to this question was not supported by the retrieved context.\n"
+    "{feedback}\nAnswer again using only information stated in the context."
+)
+
+
+def _as_response(response: RESPONSE_TYPE) -> Response:
+    if isinstance(response, Response):
+        return response
+    if isinstance(response, StreamingResponse):
+        return response.get_response()
+    if isinstance(response, PydanticResponse):
+        return response.get_response()
+    raise TypeError(f"unsupported response type {type(response).__name__}")
+
+
+async def _aas_response(response: RESPONSE_TYPE) -> Response:
+    if isinstance(response, AsyncStreamingResponse):
+        return await response.get_response()
+    return _as_response(response)
+
+
+def _words(text: str) -> Generator[str, None, None]:
+    for i, word in enumerate(text.split(" ")):
+        yield word if i == 0 else " " + word
+
+
+async def _awords(text: str) -> AsyncGenerator[str, None]:
+    for piece in _words(text):
+        yield piece
+
+
+class GroundedQueryEngine(BaseQueryEngine):
+    """Wraps a query engine (``CustomQueryEngine`` included) and checks every answer.
+
+    After synthesis the answer is checked against the response's source nodes and the policy
+    applies: regenerate (re-query with the original question plus feedback naming the
+    ungrounded claims, at most ``policy.max_regenerations`` times; retrieval keeps using the
+    original question), annotate, or block. A streaming response is read to the end and
+    checked before anything is released; the caller then gets a streaming response of the
+    checked text. ``query`` and ``aquery`` are both native.
+    """
+
+    def __init__(
+        self,
+        query_engine: BaseQueryEngine,
+        *,
+        checker: GroundednessChecker | None = None,
+        policy: Policy | None = None,
+        postprocessor: GroundednessPostprocessor | None = None,
+        feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE,
+        callback_manager: CallbackManager | None = None,
+    ) -> None:
+        if postprocessor is None:
+            postprocessor = GroundednessPostprocessor(
+                checker=checker or GroundednessChecker(), policy=policy or Policy()
+            )
+        self._engine = query_engine
+        self._post = postprocessor
+        self._template = feedback_template
+        super().__init__(callback_manager or getattr(query_engine, "callback_manager", None))
+
+    @property
+    def postprocessor(self) -> GroundednessPostprocessor:
+        return self._post
+
+    def _get_prompts(self) -> PromptDictType:
+        return {}
+
+    def _get_prompt_modules(self) -> PromptMixinType:
+        return {"query_engine": self._engine}
+
+    def _retry_bundle(self, bundle: QueryBundle, feedback: str) -> QueryBundle:
+        return QueryBundle(
+            query_str=self._template.format(query=bundle.query_str, feedback=feedback),
+            custom_embedding_strs=bundle.custom_embedding_strs or [bundle.query_str],
+            embedding=bundle.embedding,
+        )
+
+    @staticmethod
+    def _context(response: Response) -> list[str]:
+        return [n.node.get_content() for n in response.source_nodes]
+
+    def _run(self, bundle: QueryBundle, first: Response) -> Response:
+        box = [first]
+
+        def regenerate(feedback: str, attempt: int) -> tuple[str, list[str]]:
+            box[0] = _as_response(self._engine.query(self._retry_bundle(bundle, feedback)))
+            return box[0].response or "", self._context(box[0])
+
+        post = self._post
+        try:
+            enforced = enforce(
+                post.checker,
+                context=self._context(first),
+                answer=first.response or "",
+                query=bundle.query_str,
+                regenerate=regenerate,
+                policy=post.policy.model_copy(update={"fallback_message": None}),
+                task=post._task(bundle.query_str),
+                domain=post.domain,
+                reasoning=post.reasoning,
+            )
+        except UngroundedAnswerError as exc:
+            return post.fallback(box[0], exc)
+        return post.finish(box[0], enforced)
+
+    async def _arun(self, bundle: QueryBundle, first: Response) -> Response:
+        box = [first]
+
+        async def regenerate(feedback: str, attempt: int) -> tuple[str, list[str]]:
+            box[0] = await _aas_response(
+                await self._engine.aquery(self._retry_bundle(bundle, feedback))
+            )
+            return box[0].response or "", self._context(box[0])
+
+        post = self._post
+        try:
+            enforced = await aenforce(
+                post.checker,
+                context=self._context(first),
+                answer=first.response or "",
+                query=bundle.query_str,
+                regenerate=regenerate,
+                policy=post.policy.model_copy(update={"fallback_message": None}),
+                task=post._task(bundle.query_str),
+                domain=post.domain,
+                reasoning=post.reasoning,
+            )
+        except UngroundedAnswerError as exc:
+            return post.fallback(box[0], exc)
+        return post.finish(box[0], enforced)
+
+    def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        raw = self._engine.query(query_bundle)
+        checked = self._run(query_bundle, _as_response(raw))
+        if isinstance(raw, StreamingResponse):
+            return StreamingResponse(
+                response_gen=_words(checked.response or ""),
+                source_nodes=checked.source_nodes,
+                metadata=checked.metadata,
+            )
+        return checked
+
+    async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        raw = await self._engine.aquery(query_bundle)
+        checked = await self._arun(query_bundle, await _aas_response(raw))
+        if isinstance(raw, AsyncStreamingResponse | StreamingResponse):
+            return AsyncStreamingResponse(
+                response_gen=_awords(checked.response or ""),
+                source_nodes=checked.source_nodes,
+                metadata=checked.metadata,
+            )
+        return checked
+
+    def retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self._engine.retrieve(query_bundle)

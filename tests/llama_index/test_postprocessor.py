@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import pytest
+from llama_index.core.base.response.schema import Response
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from ground_integrations import Policy, UngroundedAnswerError, Verdict
+from ground_integrations.llama_index import GroundednessPostprocessor
+
+from ..conftest import MAUNA_KEA
+from .conftest import GROUNDED, HALLUCINATION, QUESTION, ScriptedLLM, engine
+
+
+def _response(text: str) -> Response:
+    nodes = [
+        NodeWithScore(node=TextNode(text=MAUNA_KEA), score=0.9),
+        NodeWithScore(node=TextNode(text="Python was released in 1991."), score=0.2),
+    ]
+    return Response(text, source_nodes=nodes)
+
+
+def test_annotate_and_tell_regeneration() -> None:
+    post = GroundednessPostprocessor(policy=Policy())
+    out = post.process_response(_response(HALLUCINATION), QUESTION, can_regenerate=True)
+    assert post.needs_regeneration(out)
+    assert out.metadata["groundedness"].verdict is Verdict.NOT_GROUNDED
+    assert out.response == HALLUCINATION
+    good = post.process_response(_response(GROUNDED), QUESTION)
+    assert not post.needs_regeneration(good) and good.metadata["groundedness"].is_grounded
+    assert good.source_nodes[0].node.metadata["groundedness_support"] > 0.5
+
+
+def test_block_without_regeneration() -> None:
+    post = GroundednessPostprocessor(policy=Policy())
+    with pytest.raises(UngroundedAnswerError):
+        post.process_response(_response(HALLUCINATION), QUESTION)  # cannot regenerate: on_exhausted
+    fallback = GroundednessPostprocessor(policy=Policy.block(fallback_message="-"))
+    assert fallback.process_response(_response(HALLUCINATION)).response == "-"
+
+
+async def test_async_matches_sync() -> None:
+    post = GroundednessPostprocessor(policy=Policy.annotate())
+    a = await post.aprocess_response(_response(HALLUCINATION), QUESTION)
+    b = post.process_response(_response(HALLUCINATION), QUESTION)
+    assert a.metadata["groundedness"].score == b.metadata["groundedness"].score
+
+
+def test_as_node_postprocessor_drops_nodes_that_support_nothing_of_the_query(index) -> None:
+    post = GroundednessPostprocessor(min_support=0.3)
+    qe = engine(index, ScriptedLLM(), node_postprocessors=[post])
+    response = qe.query(QUESTION)
+    sources = [n.node.metadata["source"] for n in response.source_nodes]
+    assert sources == ["mauna-kea"]
+    assert response.source_nodes[0].node.metadata["groundedness_support"] >= 0.3
+    drafted = GroundednessPostprocessor(
+        min_support=0.3, draft_answer="Python was released in 1991."
+    )
+    kept = drafted.postprocess_nodes(index.as_retriever(similarity_top_k=3).retrieve(QUESTION))
+    assert [n.node.metadata["source"] for n in kept] == ["python"]
