@@ -201,8 +201,8 @@ class HeuristicWeights:
 #: Fitted by ``benchmarks/fit_heuristic.py`` on ``shared/data/dev.jsonl`` (one model per task).
 DEFAULT_WEIGHTS: dict[Task, HeuristicWeights] = {
     Task.QNA: HeuristicWeights(
-        bias=-2.150,
-        coef=(-0.295, 2.542, 3.211, -2.434, 0.396, 2.009, 3.883, -0.995, 5.930, 2.705),
+        bias=-2.148,
+        coef=(-0.286, 2.548, 3.796, -3.037, 0.388, 2.048, 3.929, -1.011, 5.594, 2.718),
     ),
     Task.SUMMARIZATION: HeuristicWeights(
         bias=-0.508,
