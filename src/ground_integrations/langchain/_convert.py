@@ -8,6 +8,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessageChunk, BaseMessage
 
+from ..checker import normalize_context
 from ..errors import InvalidInputError
 from ..models import GroundednessResult
 from ..policies import mark_ungrounded
@@ -29,33 +30,14 @@ def answer_text(value: Any, *, field: str = "answer") -> str:
 
 
 def context_passages(value: Any, *, field: str = "context") -> list[str]:
-    """Passages from a str, a Document, or a list of str / Document / dict."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Document):
-        return [value.page_content]
-    if isinstance(value, Sequence):
-        out = []
-        for i, item in enumerate(value):
-            if isinstance(item, Document):
-                out.append(item.page_content)
-            elif isinstance(item, str):
-                out.append(item)
-            elif isinstance(item, Mapping) and isinstance(
-                item.get("page_content", item.get("text")), str
-            ):
-                out.append(item.get("page_content", item.get("text")))
-            else:
-                raise InvalidInputError(
-                    f"{field}[{i}] has type {type(item).__name__}; expected a Document or a str.",
-                    field=f"{field}[{i}]",
-                )
-        return out
-    raise InvalidInputError(
-        f"{field} has type {type(value).__name__}; expected a str, a Document or a list of them. "
-        "Set context_key to the key that holds the retrieved documents.",
-        field=field,
-    )
+    """Passages from a str, a Document, or a list of str / Document / dict (the core's rules)."""
+    if not isinstance(value, str | Document | Sequence):
+        raise InvalidInputError(
+            f"{field} has type {type(value).__name__}; expected a str, a Document or a list of "
+            "them. Set context_key to the key that holds the retrieved documents.",
+            field=field,
+        )
+    return list(normalize_context(value))
 
 
 def find_query(output: Any, original: Any, query_key: str | None) -> str | None:
