@@ -106,6 +106,16 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             )
         return answer, context, find_query(output, original, self.query_key)
 
+    def _request(self, context: list[str], answer: str, query: str | None) -> dict[str, Any]:
+        return {
+            "context": context,
+            "answer": answer,
+            "query": query,
+            "task": self._task(query),
+            "domain": self.domain,
+            "reasoning": self.reasoning,
+        }
+
     def _task(self, query: str | None) -> Task:
         return self.task or (Task.QNA if query else Task.SUMMARIZATION)
 
@@ -140,22 +150,27 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             )
         return output
 
+    def _loop_policy(self) -> Policy:
+        """The policy for the core loop: blocks raise there; the fallback is applied here."""
+        return self.policy.model_copy(update={"fallback_message": None})
+
+    def _blocked(self, output: Any, error: UngroundedAnswerError) -> Any:
+        if self.policy.fallback_message is None:
+            raise error
+        return with_answer(output, self.answer_key, self.policy.fallback_message)
+
     def _run_policy(self, output_box: list[Any], run: Callable[[Policy], Enforced]) -> Any:
         try:
-            enforced = run(self.policy.model_copy(update={"fallback_message": None}))
-        except UngroundedAnswerError:
-            if self.policy.fallback_message is None:
-                raise
-            return with_answer(output_box[0], self.answer_key, self.policy.fallback_message)
+            enforced = run(self._loop_policy())
+        except UngroundedAnswerError as exc:
+            return self._blocked(output_box[0], exc)
         return self._shape(output_box[0], enforced)
 
     async def _arun_policy(self, output_box: list[Any], run: Callable[[Policy], Any]) -> Any:
         try:
-            enforced = await run(self.policy.model_copy(update={"fallback_message": None}))
-        except UngroundedAnswerError:
-            if self.policy.fallback_message is None:
-                raise
-            return with_answer(output_box[0], self.answer_key, self.policy.fallback_message)
+            enforced = await run(self._loop_policy())
+        except UngroundedAnswerError as exc:
+            return self._blocked(output_box[0], exc)
         return self._shape(output_box[0], enforced)
 
     # -- invoke / ainvoke ---------------------------------------------------------------------
@@ -185,14 +200,9 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             box,
             lambda policy: enforce(
                 self.checker,
-                context=context,
-                answer=answer,
-                query=query,
                 regenerate=regenerate if self._can_regenerate(value) else None,
                 policy=policy,
-                task=self._task(query),
-                domain=self.domain,
-                reasoning=self.reasoning,
+                **self._request(context, answer, query),
             ),
         )
 
@@ -221,14 +231,9 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             box,
             lambda policy: aenforce(
                 self.checker,
-                context=context,
-                answer=answer,
-                query=query,
                 regenerate=regenerate if self._can_regenerate(value) else None,
                 policy=policy,
-                task=self._task(query),
-                domain=self.domain,
-                reasoning=self.reasoning,
+                **self._request(context, answer, query),
             ),
         )
 
@@ -269,7 +274,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             query=query,
             task=self._task(query),
             domain=self.domain,
-            policy=self.policy.model_copy(update={"fallback_message": None}),
+            policy=self._loop_policy(),
         )
 
     def _emit(self, release: Release, seen: dict[str, Any], dict_stream: bool) -> Iterator[Any]:

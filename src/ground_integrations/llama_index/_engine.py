@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Generator
+from typing import Any
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import (
@@ -104,6 +105,18 @@ class GroundedQueryEngine(BaseQueryEngine):
     def _context(response: Response) -> list[str]:
         return [n.node.get_content() for n in response.source_nodes]
 
+    def _loop_args(self, bundle: QueryBundle, first: Response) -> dict[str, Any]:
+        post = self._post
+        return {
+            "context": self._context(first),
+            "answer": first.response or "",
+            "query": bundle.query_str,
+            "policy": post.policy.model_copy(update={"fallback_message": None}),
+            "task": post.task_for(bundle.query_str),
+            "domain": post.domain,
+            "reasoning": post.reasoning,
+        }
+
     def _run(self, bundle: QueryBundle, first: Response) -> Response:
         box = [first]
 
@@ -114,15 +127,7 @@ class GroundedQueryEngine(BaseQueryEngine):
         post = self._post
         try:
             enforced = enforce(
-                post.checker,
-                context=self._context(first),
-                answer=first.response or "",
-                query=bundle.query_str,
-                regenerate=regenerate,
-                policy=post.policy.model_copy(update={"fallback_message": None}),
-                task=post._task(bundle.query_str),
-                domain=post.domain,
-                reasoning=post.reasoning,
+                post.checker, regenerate=regenerate, **self._loop_args(bundle, first)
             )
         except UngroundedAnswerError as exc:
             return post.fallback(box[0], exc)
@@ -140,15 +145,7 @@ class GroundedQueryEngine(BaseQueryEngine):
         post = self._post
         try:
             enforced = await aenforce(
-                post.checker,
-                context=self._context(first),
-                answer=first.response or "",
-                query=bundle.query_str,
-                regenerate=regenerate,
-                policy=post.policy.model_copy(update={"fallback_message": None}),
-                task=post._task(bundle.query_str),
-                domain=post.domain,
-                reasoning=post.reasoning,
+                post.checker, regenerate=regenerate, **self._loop_args(bundle, first)
             )
         except UngroundedAnswerError as exc:
             return post.fallback(box[0], exc)

@@ -73,7 +73,8 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
 
     # -- after synthesis: the answer ----------------------------------------------------------
 
-    def _task(self, query: str | None) -> Task:
+    def task_for(self, query: str | None) -> Task:
+        """The task a check of this query uses: the configured one, else QnA with a query."""
         return self.task or (Task.QNA if query else Task.SUMMARIZATION)
 
     def check_response(self, response: Response, query: str | None = None) -> GroundednessResult:
@@ -82,7 +83,7 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
             [n.node.get_content() for n in response.source_nodes],
             response.response,
             query,
-            task=self._task(query),
+            task=self.task_for(query),
             domain=self.domain,
             reasoning=self.reasoning,
         )
@@ -94,7 +95,7 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
             [n.node.get_content() for n in response.source_nodes],
             response.response,
             query,
-            task=self._task(query),
+            task=self.task_for(query),
             domain=self.domain,
             reasoning=self.reasoning,
         )
