@@ -23,6 +23,7 @@ def test_public_names_are_frozen() -> None:
         "InputTooLongError",
         "InvalidInputError",
         "Judge",
+        "JudgeConnectionError",
         "JudgeError",
         "JudgeHTTPError",
         "JudgeInfo",

@@ -448,9 +448,11 @@ class GroundednessChecker:
             task=request.task,
             domain=request.domain,
             reasoning=request.reasoning,
-            judge=self.judge.info,
+            judge=self.judge.info.model_copy(update={"decided_by": judgement.decided_by}),
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
             chunks=chunks,
+            correction=judgement.correction,
+            raw=judgement.raw,
         )
 
     def _cache_key(self, request: GroundednessRequest) -> str:

@@ -10,6 +10,7 @@
     │   └── InputTooLongError          over an enabled limit (``limit``, ``actual``)
     ├── JudgeError                     the judge failed; ``is_retryable`` says if trying again helps
     │   ├── JudgeTimeoutError          retryable
+    │   ├── JudgeConnectionError       connection refused / dropped: retryable
     │   ├── JudgeHTTPError             a service answered 4xx/5xx (``status_code``, ``body``...)
     │   │   └── RateLimitError         429, retryable, ``retry_after`` seconds when the service said
     │   └── JudgeResponseError         the judge answered something we cannot parse
@@ -34,6 +35,7 @@ __all__ = [
     "GroundednessError",
     "InputTooLongError",
     "InvalidInputError",
+    "JudgeConnectionError",
     "JudgeError",
     "JudgeHTTPError",
     "JudgeResponseError",
@@ -97,6 +99,12 @@ class JudgeError(GroundednessError):
 
 class JudgeTimeoutError(JudgeError):
     """The judge did not answer in time. Retrying may help."""
+
+    is_retryable = True
+
+
+class JudgeConnectionError(JudgeError):
+    """The connection to a judge service failed or dropped. Retrying may help."""
 
     is_retryable = True
 

@@ -123,6 +123,7 @@ class UngroundedDetail(_Model):
     offset: IndexDetails
     length: IndexDetails
     reason: str | None = None
+    correction: str | None = Field(None, description="A corrected text, when the judge gives one.")
 
     @classmethod
     def from_span(cls, answer: str, start: int, end: int, reason: str | None) -> UngroundedDetail:
@@ -138,6 +139,9 @@ class UngroundedDetail(_Model):
 class JudgeInfo(_Model):
     name: str
     version: str
+    decided_by: str | None = Field(
+        None, description="For a judge that delegates (a cascade): which judge decided."
+    )
 
 
 class GroundednessRequest(_Model):
@@ -188,6 +192,8 @@ class GroundednessResult(_Model):
     latency_ms: float = Field(ge=0.0, description="Wall time of the check, cache lookups included.")
     cached: bool = False
     chunks: int = Field(1, ge=1, description="How many context chunks the judge saw.")
+    correction: str | None = Field(None, description="The judge's corrected answer, if any.")
+    raw: str | None = Field(None, description="A judge's unparsed output, kept when unclear.")
 
     @property
     def is_grounded(self) -> bool:
@@ -215,6 +221,8 @@ class GroundednessResult(_Model):
             }
             if self.reasoning and d.reason is not None:
                 item["reason"] = d.reason
+            if d.correction is not None:
+                item["correctionText"] = d.correction
             details.append(item)
         out: dict[str, Any] = {
             "ungroundedDetected": self.ungrounded_detected,
@@ -223,6 +231,8 @@ class GroundednessResult(_Model):
         }
         if include_confidence:
             out["confidenceScore"] = self.confidence
+        if self.correction is not None:
+            out["correctionText"] = self.correction
         return out
 
     def to_upstage(self) -> str:

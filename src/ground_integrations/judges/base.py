@@ -88,6 +88,9 @@ class Judgement(BaseModel):
     confidence: float | None = Field(None, ge=0.0, le=1.0)
     sentences: list[SentenceJudgement] = Field(default_factory=list)
     ungrounded_details: list[UngroundedDetail] = Field(default_factory=list)
+    correction: str | None = None
+    raw: str | None = Field(None, description="Unparsed judge output kept for inspection.")
+    decided_by: str | None = Field(None, description="Which inner judge decided (cascades).")
 
     @model_validator(mode="after")
     def _something(self) -> Judgement:
