@@ -2,17 +2,35 @@
 
 from .azure import AzureContentSafetyJudge
 from .base import Judge, Judgement, Thresholds
+from .cascade import CascadeJudge
 from .heuristic import HeuristicJudge, HeuristicWeights
 from .lexical import LexicalBaselineJudge
 from .upstage import UpstageJudge
 
+
+def __getattr__(name: str) -> object:
+    # Judges with optional dependencies load on first use, so the core stays light.
+    if name == "LLMJudge":
+        from .llm import LLMJudge
+
+        return LLMJudge
+    if name == "NLIJudge":
+        from .nli import NLIJudge
+
+        return NLIJudge
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "AzureContentSafetyJudge",
+    "CascadeJudge",
     "HeuristicJudge",
     "HeuristicWeights",
     "Judge",
     "Judgement",
+    "LLMJudge",
     "LexicalBaselineJudge",
+    "NLIJudge",
     "Thresholds",
     "UpstageJudge",
 ]
