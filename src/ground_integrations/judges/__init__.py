@@ -5,6 +5,7 @@ from .base import Judge, Judgement, Thresholds
 from .cascade import CascadeJudge
 from .heuristic import HeuristicJudge, HeuristicWeights
 from .lexical import LexicalBaselineJudge
+from .registry import JUDGE_NAMES, load_judge
 from .upstage import UpstageJudge
 
 
@@ -22,6 +23,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "JUDGE_NAMES",
     "AzureContentSafetyJudge",
     "CascadeJudge",
     "HeuristicJudge",
@@ -33,4 +35,5 @@ __all__ = [
     "NLIJudge",
     "Thresholds",
     "UpstageJudge",
+    "load_judge",
 ]

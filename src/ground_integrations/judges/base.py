@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -124,6 +124,10 @@ class Judge(ABC):
     def cache_key(self) -> str:
         """Identifies this judge's configuration in the result cache."""
         return f"{self.name}:{self.version}:{id(self)}"
+
+    def config(self) -> dict[str, Any]:
+        """Settings that rebuild this judge with ``load_judge(name, **config)``; never secrets."""
+        return {}
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release resources this judge created. Safe to call twice."""

@@ -27,6 +27,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from ..errors import ConfigurationError
 from ..models import Domain, Evidence, GroundednessRequest, SentenceJudgement, Task, Verdict
@@ -579,6 +580,9 @@ class HeuristicJudge(Judge):
 
     def cache_key(self) -> str:
         return f"{self.name}:{self.version}:{sorted(self.weights.items())}:{self.window}"
+
+    def config(self) -> dict[str, Any]:
+        return {"window": self.window, "index_cache_size": self._index_cache_size}
 
     def __repr__(self) -> str:
         return f"HeuristicJudge(window={self.window})"

@@ -25,6 +25,9 @@ class LexicalBaselineJudge(Judge):
     def __init__(self, cut: float = 0.5) -> None:
         self.default_thresholds = Thresholds(grounded=cut, not_grounded=cut)
 
+    def config(self) -> dict[str, float]:
+        return {"cut": self.default_thresholds.grounded}
+
     def cache_key(self) -> str:
         return f"{self.name}:{self.version}:{self.default_thresholds.grounded}"
 

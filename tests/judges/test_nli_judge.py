@@ -1,0 +1,124 @@
+"""NLIJudge with a tiny random BERT built here, at test time: no download, ever."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from ground_integrations import (  # noqa: E402
+    ConfigurationError,
+    GroundednessChecker,
+    MissingDependencyError,
+    Verdict,
+)
+from ground_integrations.judges import NLIJudge  # noqa: E402
+from ground_integrations.text import tokenize  # noqa: E402
+
+from ..conftest import BANK, MAUNA_KEA  # noqa: E402
+
+LABELS = {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}
+
+
+def build_model(
+    path: Path, bias: list[float] | None = None, labels: dict[int, str] = LABELS
+) -> Path:
+    words = sorted({w for text in (MAUNA_KEA, BANK) for w in tokenize(text)})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "vocab.txt").write_text("\n".join(vocab), encoding="utf-8")
+    tokenizer = transformers.BertTokenizerFast(vocab_file=str(path / "vocab.txt"))
+    tokenizer.save_pretrained(path)
+    config = transformers.BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=128,
+        num_labels=3,
+        id2label=labels,
+        label2id={v: k for k, v in labels.items()},
+    )
+    torch.manual_seed(0)
+    model = transformers.BertForSequenceClassification(config)
+    if bias is not None:  # make the classifier's answer known, whatever the input
+        with torch.no_grad():
+            model.classifier.weight.zero_()
+            model.classifier.bias.copy_(torch.tensor(bias))
+    model.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def random_model(tmp_path_factory) -> Path:
+    return build_model(tmp_path_factory.mktemp("nli") / "random")
+
+
+def test_loads_lazily_from_local_files_and_is_deterministic(random_model) -> None:
+    judge = NLIJudge(random_model, max_length=64)
+    assert not judge.loaded
+    checker = GroundednessChecker(judge, cache_size=0)
+    first = checker.check([MAUNA_KEA, BANK], "Mauna Kea is a volcano. They pay me 10/hour.")
+    assert judge.loaded
+    second = checker.check([MAUNA_KEA, BANK], "Mauna Kea is a volcano. They pay me 10/hour.")
+    assert [s.score for s in first.sentences] == [s.score for s in second.sentences]
+    assert len(first.sentences) == 2 and isinstance(first.verdict, Verdict)
+    for s in first.sentences:
+        ev = s.evidence[0]
+        assert [MAUNA_KEA, BANK][ev.passage][ev.start : ev.end] == ev.text
+
+
+def test_batching_does_not_change_scores(random_model) -> None:
+    answer = "Mauna Kea is a volcano. Its peak is high. They pay me 10/hour."
+    one = GroundednessChecker(NLIJudge(random_model, batch_size=1, max_length=64)).check(
+        [MAUNA_KEA, BANK], answer
+    )
+    many = GroundednessChecker(NLIJudge(random_model, batch_size=16, max_length=64)).check(
+        [MAUNA_KEA, BANK], answer
+    )
+    assert [round(s.score, 5) for s in one.sentences] == [round(s.score, 5) for s in many.sentences]
+
+
+def test_entailment_class_decides_the_verdict(tmp_path) -> None:
+    entailing = build_model(tmp_path / "yes", bias=[10.0, 0.0, 0.0])
+    contradicting = build_model(tmp_path / "no", bias=[0.0, 0.0, 10.0])
+    answer = "Mauna Kea is a volcano."
+    assert (
+        GroundednessChecker(NLIJudge(entailing)).check([MAUNA_KEA], answer).verdict
+        is Verdict.GROUNDED
+    )
+    r = GroundednessChecker(NLIJudge(contradicting)).check([MAUNA_KEA], answer)
+    assert r.verdict is Verdict.NOT_GROUNDED and "no passage entails it" in r.sentences[0].reason
+
+
+async def test_async_matches_sync_and_long_context_is_windowed(random_model) -> None:
+    judge = NLIJudge(random_model, max_length=64, chunk_chars=120)
+    context = [MAUNA_KEA + " " + MAUNA_KEA, BANK]
+    sync = GroundednessChecker(judge, cache_size=0).check(context, "They pay me 10/hour.")
+    asyn = await GroundednessChecker(judge, cache_size=0).acheck(context, "They pay me 10/hour.")
+    assert sync.score == asyn.score
+    ev = sync.sentences[0].evidence[0]
+    assert len(ev.text) <= 250  # a window, not the whole context
+
+
+def test_label_and_loading_errors(tmp_path) -> None:
+    odd = build_model(tmp_path / "odd", labels={0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    with pytest.raises(ConfigurationError, match="entailment_label"):
+        GroundednessChecker(NLIJudge(odd)).check([MAUNA_KEA], "Mauna Kea is a volcano.")
+    ok = GroundednessChecker(NLIJudge(odd, entailment_label="LABEL_0")).check(
+        [MAUNA_KEA], "Mauna Kea is a volcano."
+    )
+    assert isinstance(ok.verdict, Verdict)
+    with pytest.raises(ConfigurationError, match="never downloads"):
+        GroundednessChecker(NLIJudge(tmp_path / "missing")).check([MAUNA_KEA], "x y")
+
+
+def test_missing_extra_names_the_install_command(monkeypatch, random_model) -> None:
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    with pytest.raises(MissingDependencyError, match=r"ground-integrations\[nli\]"):
+        GroundednessChecker(NLIJudge(random_model)).check([MAUNA_KEA], "x y")
