@@ -86,7 +86,11 @@ class CrossEncoderJudge(Judge):
     """
 
     name = "cross-encoder"
-    version = "1"
+    _version = "1"
+
+    @property
+    def version(self) -> str:  # type: ignore[override]
+        return f"1+stack.{self._version}"
 
     def __init__(
         self,
@@ -113,7 +117,7 @@ class CrossEncoderJudge(Judge):
                 Task(t): _Stacker(w["bias"], tuple(w["coef"])) for t, w in meta["tasks"].items()
             }
             self.default_thresholds = Thresholds(**meta["thresholds"])
-            self.version = str(meta.get("version", "1"))
+            self._version = str(meta.get("version", "1"))
         self.windows = windows
         self.max_length = max_length
         self.batch_size = batch_size
