@@ -1,0 +1,99 @@
+"""CrossEncoderJudge's mechanics with a tiny random model exported to ONNX here, at test time."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("onnxruntime")
+pytest.importorskip("tokenizers")
+
+from ground_integrations import (  # noqa: E402
+    ConfigurationError,
+    GroundednessChecker,
+    MissingDependencyError,
+    Verdict,
+)
+from ground_integrations.judges import load_judge  # noqa: E402
+from ground_integrations.judges.cross_encoder import STACK_FEATURES, CrossEncoderJudge  # noqa: E402
+
+from ..conftest import BANK, MAUNA_KEA  # noqa: E402
+from .test_nli_judge import build_model  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    src = build_model(tmp_path_factory.mktemp("ce") / "hf", labels={0: "LABEL_0"})
+    model = transformers.BertForSequenceClassification.from_pretrained(src)
+    model.eval()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(src)
+    out = tmp_path_factory.mktemp("ce") / "onnx"
+    out.mkdir(exist_ok=True)
+    sample = tokenizer(["a b"], ["c"], return_tensors="pt")
+    torch.onnx.export(
+        model,
+        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
+        str(out / "model.onnx"),
+        input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"],
+        dynamic_axes={
+            k: {0: "b", 1: "s"} for k in ("input_ids", "attention_mask", "token_type_ids")
+        },
+        opset_version=17,
+        dynamo=False,
+    )
+    tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
+    # a stacker that leans on the model: unsupported -> notGrounded
+    coef = [0.0] * (len(STACK_FEATURES) - 1) + [12.0]
+    stack = {
+        "version": "test",
+        "features": list(STACK_FEATURES),
+        "tasks": {t: {"bias": -6.0, "coef": coef} for t in ("QnA", "Summarization")},
+        "thresholds": {"grounded": 0.5, "not_grounded": 0.45},
+    }
+    (out / "stack.json").write_text(json.dumps(stack), encoding="utf-8")
+    return out
+
+
+def test_scores_pairs_deterministically_in_batches(model_dir) -> None:
+    one = CrossEncoderJudge(model_dir, batch_size=1)
+    many = CrossEncoderJudge(model_dir, batch_size=32)
+    pairs = [(MAUNA_KEA, "Mauna Kea is a volcano."), (BANK, "They pay me 10/hour."), ("x", "y")]
+    a, b = one.support(pairs), many.support(pairs)
+    assert all(0.0 <= p <= 1.0 for p in a)
+    assert [round(p, 5) for p in a] == [round(p, 5) for p in b]
+
+
+async def test_judges_end_to_end_sync_and_async(model_dir) -> None:
+    judge = load_judge("cross-encoder", model_path=str(model_dir))
+    answer = "Mauna Kea is an inactive volcano. They pay me 10/hour."
+    sync = GroundednessChecker(judge, cache_size=0).check([MAUNA_KEA, BANK], answer)
+    asyn = await GroundednessChecker(judge, cache_size=0).acheck([MAUNA_KEA, BANK], answer)
+    assert sync.score == asyn.score and isinstance(sync.verdict, Verdict)
+    assert len(sync.sentences) == 2 and sync.judge.version == "1+stack.test"
+
+
+def test_heuristic_hard_checks_still_apply(model_dir) -> None:
+    r = GroundednessChecker(CrossEncoderJudge(model_dir)).check(
+        [MAUNA_KEA], "Its peak is 5,207.3 m above sea level."
+    )
+    assert r.verdict is Verdict.NOT_GROUNDED and "5,207.3" in r.sentences[0].reason
+
+
+def test_missing_files_and_dependencies(model_dir, tmp_path, monkeypatch) -> None:
+    with pytest.raises(ConfigurationError, match=r"model\.onnx"):
+        CrossEncoderJudge(tmp_path)
+    for name in ("model.onnx", "tokenizer.json"):
+        (tmp_path / name).write_bytes((model_dir / name).read_bytes())
+    with pytest.raises(ConfigurationError, match=r"stack\.json is missing"):
+        GroundednessChecker(CrossEncoderJudge(tmp_path)).check(
+            [MAUNA_KEA], "Mauna Kea is a volcano."
+        )
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(MissingDependencyError, match=r"ground-integrations\[model\]"):
+        CrossEncoderJudge(model_dir).support([("a", "b")])
