@@ -12,8 +12,8 @@ sys.path.insert(0, "benchmarks")
 from bench_heuristic import synthetic_case
 
 t0 = time.perf_counter()
-from ground_integrations import GroundednessChecker
-from ground_integrations.judges.cross_encoder import CrossEncoderJudge
+from ground_integrations import GroundednessChecker  # noqa: E402 - timed: cold start
+from ground_integrations.judges.cross_encoder import CrossEncoderJudge  # noqa: E402
 
 j = CrossEncoderJudge(sys.argv[1] if len(sys.argv) > 1 else "training/runs/export", threads=1)
 c = GroundednessChecker(j, cache_size=0)
