@@ -2,10 +2,14 @@
 
     python benchmarks/fit_stacked.py ../shared/data/dev.jsonl MODEL_DIR [--write]
 
-For every dev record: the heuristic's answer features, and the cross-encoder's support for the
-weakest sentence. Per task, a logistic stacker over both is compared with the heuristic-only
-model on the same 5 folds (dataset-balanced weights, as in fit_heuristic.py). With --write the
-stacker fitted on all of dev goes to MODEL_DIR/stack.json. Needs scikit-learn.
+For every dev record: the heuristic's answer features, and the cross-encoder's support for each
+answer sentence from every candidate context window. Per task, each window set in
+``WINDOW_SETS`` gets a logistic stacker over the heuristic's features and the model's aggregates
+(weakest, mean, share unsupported); it is compared with the heuristic-only model on the same
+folds (5-fold, repeated 3 times, dataset-balanced weights as in fit_heuristic.py). Per task the
+window set with the best mean balanced accuracy over its datasets is kept (the cheaper one on a
+tie within 0.005). With --write the chosen stackers, fitted on all of dev, go to
+MODEL_DIR/stack.json. Needs scikit-learn.
 """
 
 from __future__ import annotations
@@ -18,14 +22,49 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import RepeatedStratifiedKFold
 
 from ground_integrations import GroundednessChecker
-from ground_integrations.judges.cross_encoder import STACK_FEATURES, CrossEncoderJudge
+from ground_integrations.judges.cross_encoder import (
+    MODEL_FEATURES,
+    STACK_FEATURES,
+    CrossEncoderJudge,
+    model_vector,
+    top_windows,
+)
+from ground_integrations.judges.heuristic import FEATURE_NAMES, answer_vector
+
+#: Candidate windows per sentence: (sentences per window, how many), cheapest first.
+WINDOW_SETS: list[tuple[tuple[int, int], ...]] = [
+    ((1, 3),),
+    ((2, 3),),
+    ((4, 2),),
+    ((1, 3), (4, 2)),
+    ((1, 3), (2, 3)),
+]
 
 
 def balanced_accuracy(y: np.ndarray, flagged: np.ndarray) -> float:
-    return 0.5 * (flagged[y == 1].mean() + (~flagged[y == 0]).mean())
+    return float(0.5 * (flagged[y == 1].mean() + (~flagged[y == 0]).mean()))
+
+
+def record_supports(judge: CrossEncoderJudge, checker: GroundednessChecker, r: dict) -> dict:
+    """Heuristic answer vector, and per window set the model aggregates."""
+    request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
+    index, spans, feats = judge.heuristic.analyse(request)
+    specs = {spec for ws in WINDOW_SETS for spec in ws}
+    per_sentence: list[dict[tuple[int, int], float]] = []
+    for span, f in zip(spans, feats):
+        if not f.checkable:
+            continue
+        windows = {spec: top_windows(index, span.text, spec[1], spec[0]) for spec in specs}
+        unique = sorted({w for ws in windows.values() for w in ws})
+        probs = dict(zip(unique, judge.support([(w, span.text) for w in unique])))
+        per_sentence.append({spec: max(probs[w] for w in ws) for spec, ws in windows.items()})
+    model = {
+        ws: model_vector([max(s[spec] for spec in ws) for s in per_sentence]) for ws in WINDOW_SETS
+    }
+    return {"heuristic": answer_vector(feats), "model": model}
 
 
 def main() -> int:
@@ -36,16 +75,12 @@ def main() -> int:
     ap.add_argument("--C", type=float, default=10.0)
     args = ap.parse_args()
     records = [json.loads(line) for line in open(args.path, encoding="utf-8")]
-    judge = CrossEncoderJudge(args.model)
+    judge = CrossEncoderJudge(args.model, threads=1)
     checker = GroundednessChecker(judge)
     start = time.perf_counter()
-    X = []
-    for r in records:
-        request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
-        _, feats, support = judge.features(request)
-        X.append(judge.stack_vector(feats, support))
-    X = np.array(X)
+    rows = [record_supports(judge, checker, r) for r in records]
     print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")
+    H = np.array([row["heuristic"] for row in rows])
     y = np.array([int(r["label"] == "notGrounded") for r in records])
     group = np.array([f"{r['dataset']}:{r['task']}" for r in records])
     task = np.array([r["task"] for r in records])
@@ -56,43 +91,73 @@ def main() -> int:
             w[m] = (2.0 if g.split(":")[0] in ("begin", "halueval") else 1.0) / max(1, m.sum())
     w *= len(y) / w.sum()
     strata = np.char.add(group, y.astype(str))
-    heuristic_cols = list(range(len(STACK_FEATURES) - 1))
-    results = {
-        "stacked": np.zeros(len(y), bool),
-        "heuristic": np.zeros(len(y), bool),
-        "model only": np.zeros(len(y), bool),
-    }
-    cols = {
-        "stacked": list(range(len(STACK_FEATURES))),
-        "heuristic": heuristic_cols,
-        "model only": [len(STACK_FEATURES) - 1],
-    }
-    tasks = {}
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=3, random_state=0)
+    n_heur, n_model = len(FEATURE_NAMES), len(MODEL_FEATURES)
+
+    def cross_validate(X: np.ndarray, idx: np.ndarray) -> list[np.ndarray]:
+        """Out-of-fold notGrounded flags for every record in ``idx``, one array per repeat."""
+        repeats = []
+        pred = np.zeros(len(y), bool)
+        for i, (tr, te) in enumerate(folds.split(idx, strata[idx])):
+            m = LogisticRegression(C=args.C, max_iter=5000).fit(
+                X[idx[tr]], y[idx[tr]], sample_weight=w[idx[tr]]
+            )
+            pred[idx[te]] = m.predict_proba(X[idx[te]])[:, 1] > 0.5
+            if (i + 1) % 5 == 0:  # a repeat is complete
+                repeats.append(pred.copy())
+        return repeats
+
+    def score(repeats: list[np.ndarray], sel: np.ndarray) -> float:
+        """Balanced accuracy on the records ``sel``, mean over the repeats."""
+        return float(np.mean([balanced_accuracy(y[sel], p[sel]) for p in repeats]))
+
+    columns = ("stacked", "heuristic", "model only")
+    chosen: dict[str, list[list[np.ndarray]]] = {c: [] for c in columns}
+    tasks: dict[str, dict] = {}
+    windows: dict[str, list[list[int]]] = {}
     for t in sorted(set(task)):
         idx = np.where(task == t)[0]
-        for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(idx, strata[idx]):
-            for name, c in cols.items():
-                m = LogisticRegression(C=args.C, max_iter=5000).fit(
-                    X[idx[tr]][:, c], y[idx[tr]], sample_weight=w[idx[tr]]
-                )
-                results[name][idx[te]] = m.predict_proba(X[idx[te]][:, c])[:, 1] > 0.5
+        datasets = [np.where(group == g)[0] for g in sorted(set(group[idx]))]
+        base = cross_validate(H, idx)
+        best = None
+        for ws in WINDOW_SETS:
+            M = np.array([row["model"][ws] for row in rows])
+            X = np.hstack([H, M])
+            stacked = cross_validate(X, idx)
+            mean = float(np.mean([score(stacked, sel) for sel in datasets]))
+            margin = ", ".join(
+                f"{group[sel[0]]} {score(stacked, sel) - score(base, sel):+.3f}" for sel in datasets
+            )
+            print(f"{t:14s} windows {ws}: mean {mean:.3f} ({margin})")
+            if best is None or mean > best[0] + 0.005:
+                best = (mean, ws, X, M, stacked)
+        assert best is not None
+        _, ws, X, M, stacked = best
+        assert X.shape[1] == n_heur + n_model
+        chosen["stacked"].append(stacked)
+        chosen["heuristic"].append(base)
+        chosen["model only"].append(cross_validate(M, idx))
         final = LogisticRegression(C=args.C, max_iter=5000).fit(
             X[idx], y[idx], sample_weight=w[idx]
         )
         # stored as "badness" weights: the judge computes 1 / (1 + exp(bias + coef . x))
         tasks[t] = {"bias": float(final.intercept_[0]), "coef": [float(c) for c in final.coef_[0]]}
-    print(f"{'dataset:task':28s} " + " ".join(f"{n:>11s}" for n in results))
+        windows[t] = [list(spec) for spec in ws]
+        print(f"{t}: chose windows {ws}")
+    # each task was predicted on its own records only; merge the tasks per repeat
+    merged = {c: [np.logical_or.reduce(parts) for parts in zip(*chosen[c])] for c in columns}
+    print(f"\n{'dataset:task':28s} " + " ".join(f"{c:>11s}" for c in columns))
     for g in [*sorted(set(group)), "all"]:
-        m = np.ones(len(y), bool) if g == "all" else group == g
-        print(
-            f"{g:28s} "
-            + " ".join(f"{balanced_accuracy(y[m], r[m]):11.3f}" for r in results.values())
-        )
-    print("(5-fold cross-validated balanced accuracy; same folds for every column)")
+        sel = np.arange(len(y)) if g == "all" else np.where(group == g)[0]
+        print(f"{g:28s} " + " ".join(f"{score(merged[c], sel):11.3f}" for c in columns))
+    print(
+        "(5-fold cross-validated balanced accuracy, mean of 3 repeats; same folds in every column)"
+    )
     if args.write:
         meta = {
-            "version": "1",
+            "version": "2",
             "features": list(STACK_FEATURES),
+            "windows": windows,
             "tasks": tasks,
             "thresholds": {"grounded": 0.5, "not_grounded": 0.45},
         }

@@ -39,6 +39,20 @@ NEGATIONS = [
     (" has ", " has not "),
     (" did ", " did not "),
 ]
+# Swaps that reverse a claim's meaning the way RAG answers go wrong: quantifiers, direction, order.
+SWAPS = [
+    (" all ", " some "),
+    (" always ", " sometimes "),
+    (" never ", " often "),
+    (" most ", " few "),
+    (" more than ", " less than "),
+    (" increased ", " decreased "),
+    (" higher ", " lower "),
+    (" before ", " after "),
+    (" first ", " last "),
+    (" only ", " also "),
+    (" largest ", " smallest "),
+]
 
 
 def base_model_dir() -> Path:
@@ -92,20 +106,62 @@ def perturb(premise: str, claim: str, rng: random.Random) -> str | None:
     return None
 
 
-def load_examples(seed: int) -> list[tuple[str, str, int]]:
+def rag_negative(claim: str, other: str, rng: random.Random) -> str | None:
+    """RAG-style errors: a reversed quantifier/direction, or an unsupported detail appended.
+
+    ``other`` is a supported claim about a different premise, so appending it adds a detail the
+    premise at hand does not back (the "borrowed from a neighbouring passage" error).
+    """
+    if rng.random() < 0.5:
+        for a, b in rng.sample(SWAPS, len(SWAPS)):
+            for old, new in ((a, b), (b, a)):
+                if old in f" {claim} ":
+                    return f" {claim} ".replace(old, new, 1).strip()
+    other = other.strip().rstrip(".")
+    if not other or len(other) > 160:
+        return None
+    joiner = rng.choice([", and ", "; ", ", while "])
+    first, _, rest = other.partition(" ")
+    if first in {"The", "A", "An", "It", "This", "These", "He", "She", "They", "There"}:
+        other = f"{first.lower()} {rest}"
+    return claim.rstrip().rstrip(".") + joiner + other + "."
+
+
+def load_examples(seed: int, mix: str = "basic") -> tuple[list[tuple[str, str, int]], list]:
+    """(held_out, train). ``mix="rag"`` adds RAG-style negatives to the training part only,
+    so the held-out pairs are the same for both mixes."""
     rng = random.Random(seed)
     rows = []
+    supported: list[tuple[str, str]] = []
     with gzip.open(PAIRS, "rt", encoding="utf-8") as fh:
         for line in fh:
             r = json.loads(line)
             label = 1 if r["label"] == "supported" else 0
             rows.append((r["premise"], r["hypothesis"], label))
+            if label == 1:
+                supported.append((r["premise"], r["hypothesis"]))
             if label == 1 and rng.random() < 0.35:
                 neg = perturb(r["premise"], r["hypothesis"], rng)
                 if neg and neg != r["hypothesis"]:
                     rows.append((r["premise"], neg, 0))
     rng.shuffle(rows)
-    return rows
+    held_out, train = rows[:1000], rows[1000:]
+    if mix == "rag":
+        rag = random.Random(seed + 1)
+        held = {(p, c) for p, c, _ in held_out}
+        extra = []
+        for premise, claim in supported:
+            if (premise, claim) in held or rag.random() >= 0.3:
+                continue
+            other_premise, other = supported[rag.randrange(len(supported))]
+            if other_premise == premise:
+                continue
+            neg = rag_negative(claim, other, rag)
+            if neg and neg != claim:
+                extra.append((premise, neg, 0))
+        train = train + extra
+        rag.shuffle(train)
+    return held_out, train
 
 
 def main() -> int:
@@ -120,6 +176,14 @@ def main() -> int:
     ap.add_argument("--save-every", type=int, default=200)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=None, help="stop at this step (resumable)")
+    ap.add_argument(
+        "--mix",
+        choices=["basic", "rag"],
+        default="basic",
+        help="basic: pairs + figure/negation/name edits; rag: also quantifier swaps and "
+        "unsupported details appended (training part only)",
+    )
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -128,8 +192,8 @@ def main() -> int:
     base = base_model_dir()
     tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
     model = BertForSequenceClassification.from_pretrained(base, num_labels=1, local_files_only=True)
-    examples = load_examples(args.seed)
-    held_out, examples = examples[:1000], examples[1000:]
+    held_out, examples = load_examples(args.seed, args.mix)
+    print(f"{len(examples)} training pairs ({args.mix} mix)", flush=True)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
@@ -161,7 +225,7 @@ def main() -> int:
         )
         (run / "checkpoint.tmp").replace(ckpt)
 
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and (args.steps is None or step < args.steps):
         start = (step * args.batch) % len(examples)
         batch = examples[start : start + args.batch]
         enc = tokenizer(

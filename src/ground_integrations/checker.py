@@ -186,7 +186,9 @@ class GroundednessChecker:
     """Checks whether an answer is supported by its context.
 
     Args:
-        judge: what decides; the embedded offline :class:`HeuristicJudge` by default.
+        judge: what decides; by default :func:`~ground_integrations.judges.default_judge`: the
+            bundled offline cross-encoder if this install carries one, else
+            :class:`HeuristicJudge`.
         thresholds: score cut points; the judge's calibrated ones by default.
         limits: size limits that raise :class:`InputTooLongError`; ``AZURE_LIMITS`` gives the
             Azure service's, ``None`` (default) checks any size by chunking.
@@ -211,9 +213,9 @@ class GroundednessChecker:
     ) -> None:
         self._owns_judge = judge is None
         if judge is None:
-            from .judges.heuristic import HeuristicJudge
+            from .judges.registry import default_judge
 
-            judge = HeuristicJudge()
+            judge = default_judge()
         if not isinstance(judge, Judge):
             raise ConfigurationError(
                 f"judge must be a ground_integrations Judge, got {type(judge).__name__}"

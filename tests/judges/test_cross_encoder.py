@@ -20,7 +20,11 @@ from ground_integrations import (  # noqa: E402
     Verdict,
 )
 from ground_integrations.judges import load_judge  # noqa: E402
-from ground_integrations.judges.cross_encoder import STACK_FEATURES, CrossEncoderJudge  # noqa: E402
+from ground_integrations.judges.cross_encoder import (  # noqa: E402
+    MODEL_FEATURES,
+    STACK_FEATURES,
+    CrossEncoderJudge,
+)
 
 from ..conftest import BANK, MAUNA_KEA  # noqa: E402
 from .test_nli_judge import build_model  # noqa: E402
@@ -49,7 +53,7 @@ def model_dir(tmp_path_factory) -> Path:
     )
     tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
     # a stacker that leans on the model: unsupported -> notGrounded
-    coef = [0.0] * (len(STACK_FEATURES) - 1) + [12.0]
+    coef = [0.0] * (len(STACK_FEATURES) - len(MODEL_FEATURES)) + [12.0, 0.0, 0.0]
     stack = {
         "version": "test",
         "features": list(STACK_FEATURES),

@@ -3,9 +3,10 @@
 from .azure import AzureContentSafetyJudge
 from .base import Judge, Judgement, Thresholds
 from .cascade import CascadeJudge
+from .cross_encoder import CrossEncoderJudge
 from .heuristic import HeuristicJudge, HeuristicWeights
 from .lexical import LexicalBaselineJudge
-from .registry import JUDGE_NAMES, load_judge
+from .registry import JUDGE_NAMES, default_judge, load_judge
 from .upstage import UpstageJudge
 
 
@@ -26,6 +27,7 @@ __all__ = [
     "JUDGE_NAMES",
     "AzureContentSafetyJudge",
     "CascadeJudge",
+    "CrossEncoderJudge",
     "HeuristicJudge",
     "HeuristicWeights",
     "Judge",
@@ -35,5 +37,6 @@ __all__ = [
     "NLIJudge",
     "Thresholds",
     "UpstageJudge",
+    "default_judge",
     "load_judge",
 ]

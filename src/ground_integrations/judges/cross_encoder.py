@@ -2,10 +2,11 @@
 
 The model (MiniLM-L6, fine-tuned by ``training/train_cross_encoder.py``, exported to int8 ONNX by
 ``training/export_onnx.py``) scores (context window, answer sentence) pairs. Each sentence gets
-its best probability over the few context windows that share the most rare words with it.
-Those supports are stacked with :class:`HeuristicJudge`'s features by a small logistic model
-per task; the heuristic's hard checks still apply, so a figure that contradicts the context
-stays notGrounded whatever the model says.
+its best probability over the few context windows that share the most rare words with it (the
+window widths and counts are set per task in ``stack.json``). The answer's weakest support, mean
+support and share of unsupported sentences are stacked with :class:`HeuristicJudge`'s features
+by a small logistic model per task; the heuristic's hard checks still apply, so a figure that
+contradicts the context stays notGrounded whatever the model says.
 
 Runs on ``onnxruntime`` + ``tokenizers`` (extra ``[model]``): no torch, no transformers, no
 network. The model directory holds ``model.onnx``, ``tokenizer.json`` and ``stack.json``.
@@ -29,16 +30,41 @@ from .heuristic import (
     HeuristicJudge,
     SentenceFeatures,
     _analyse,
-    _answer_sentences,
     _ContextIndex,
-    answer_features,
     answer_vector,
 )
 
-__all__ = ["STACK_FEATURES", "CrossEncoderJudge", "top_windows"]
+__all__ = [
+    "BUNDLED_MODEL",
+    "MODEL_FEATURES",
+    "STACK_FEATURES",
+    "CrossEncoderJudge",
+    "bundled_model",
+    "model_vector",
+    "top_windows",
+]
 
-#: Stacker inputs: the heuristic's features, then the model's (1 - support) for the sentence.
-STACK_FEATURES = (*FEATURE_NAMES, "model_unsupported")
+#: Where a wheel carries its model (``model.onnx``, ``tokenizer.json``, ``stack.json``).
+BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "_model"
+
+
+def bundled_model() -> Path | None:
+    """The model directory shipped inside this install, or None if it carries none."""
+    if all((BUNDLED_MODEL / f).is_file() for f in ("model.onnx", "tokenizer.json", "stack.json")):
+        return BUNDLED_MODEL
+    return None
+
+
+#: What the model adds to the heuristic's features, over the answer's checkable sentences.
+MODEL_FEATURES = (
+    "model_unsupported",  # 1 - the weakest sentence's support
+    "model_mean_unsupported",  # 1 - the mean support
+    "model_share_unsupported",  # share of sentences the model does not support (p < 0.5)
+)
+#: Stacker inputs: the heuristic's features, then the model's.
+STACK_FEATURES = (*FEATURE_NAMES, *MODEL_FEATURES)
+#: Candidate windows per sentence when stack.json says nothing: (sentences per window, count).
+DEFAULT_WINDOWS = ((1, 3),)
 
 
 def top_windows(index: _ContextIndex, sentence: str, k: int, width: int = 2) -> list[str]:
@@ -64,6 +90,17 @@ def top_windows(index: _ContextIndex, sentence: str, k: int, width: int = 2) -> 
     return out
 
 
+def model_vector(support: Sequence[float]) -> list[float]:
+    """:data:`MODEL_FEATURES` from the supports of an answer's checkable sentences."""
+    if not support:
+        return [0.0] * len(MODEL_FEATURES)
+    return [
+        1.0 - min(support),
+        1.0 - sum(support) / len(support),
+        sum(p < 0.5 for p in support) / len(support),
+    ]
+
+
 @dataclass(frozen=True)
 class _Stacker:
     bias: float
@@ -78,8 +115,8 @@ class CrossEncoderJudge(Judge):
     """The trained cross-encoder stacked with the heuristic's checks.
 
     Args:
-        model_path: directory with ``model.onnx``, ``tokenizer.json`` and ``stack.json``.
-        windows: candidate context windows scored per sentence.
+        model_path: directory with ``model.onnx``, ``tokenizer.json`` and ``stack.json``;
+            the model bundled with the package by default.
         max_length: tokens per (window, sentence) pair.
         batch_size: pairs per ONNX run.
         threads: onnxruntime intra-op threads (None: its default).
@@ -94,13 +131,19 @@ class CrossEncoderJudge(Judge):
 
     def __init__(
         self,
-        model_path: str | Path,
+        model_path: str | Path | None = None,
         *,
-        windows: int = 3,
         max_length: int = 128,
         batch_size: int = 32,
         threads: int | None = None,
     ) -> None:
+        if model_path is None:
+            model_path = bundled_model()
+            if model_path is None:
+                raise ConfigurationError(
+                    "this install carries no bundled model: pass model_path= (a directory made by "
+                    "training/export_onnx.py and benchmarks/fit_stacked.py --write)"
+                )
         self.model_path = Path(model_path)
         for needed in ("model.onnx", "tokenizer.json"):
             if not (self.model_path / needed).exists():
@@ -108,17 +151,21 @@ class CrossEncoderJudge(Judge):
                     f"CrossEncoderJudge: {self.model_path / needed} is missing"
                 )
         self.stackers: dict[Task, _Stacker] | None = None
+        self.windows: dict[Task, tuple[tuple[int, int], ...]] = dict.fromkeys(Task, DEFAULT_WINDOWS)
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_stacked.py)
             meta = json.loads(stack.read_text(encoding="utf-8"))
             if tuple(meta["features"]) != STACK_FEATURES:
-                raise ConfigurationError("stack.json was fitted on other features; refit it")
+                raise ConfigurationError(
+                    f"{stack} was fitted on other features; refit it with benchmarks/fit_stacked.py"
+                )
             self.stackers = {
                 Task(t): _Stacker(w["bias"], tuple(w["coef"])) for t, w in meta["tasks"].items()
             }
+            for t, spec in meta.get("windows", {}).items():
+                self.windows[Task(t)] = tuple((int(w), int(k)) for w, k in spec)
             self.default_thresholds = Thresholds(**meta["thresholds"])
             self._version = str(meta.get("version", "1"))
-        self.windows = windows
         self.max_length = max_length
         self.batch_size = batch_size
         self.threads = threads
@@ -131,15 +178,13 @@ class CrossEncoderJudge(Judge):
         return f"CrossEncoderJudge(model_path={str(self.model_path)!r})"
 
     def cache_key(self) -> str:
-        return f"{self.name}:{self.version}:{self.model_path}:{self.windows}:{self.max_length}"
+        return f"{self.name}:{self.version}:{self.model_path}:{self.max_length}"
 
     def config(self) -> dict[str, Any]:
-        return {
-            "model_path": str(self.model_path),
-            "windows": self.windows,
-            "max_length": self.max_length,
-            "batch_size": self.batch_size,
-        }
+        out: dict[str, Any] = {"max_length": self.max_length, "batch_size": self.batch_size}
+        if self.model_path != BUNDLED_MODEL:
+            out["model_path"] = str(self.model_path)
+        return out
 
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
@@ -178,35 +223,46 @@ class CrossEncoderJudge(Judge):
             out.extend(float(1.0 / (1.0 + np.exp(-x))) for x in logits)
         return out
 
+    def sentence_support(
+        self, index: _ContextIndex, sentences: Sequence[str], checkable: Sequence[bool], task: Task
+    ) -> list[float]:
+        """Each sentence's best support over its candidate windows (1.0 when not checked)."""
+        pairs: list[tuple[str, str]] = []
+        owners: list[int] = []
+        for i, (text, check) in enumerate(zip(sentences, checkable)):
+            if not check:
+                continue
+            seen: set[str] = set()
+            for width, count in self.windows[task]:
+                for window in top_windows(index, text, count, width):
+                    if window not in seen:
+                        seen.add(window)
+                        pairs.append((window, text))
+                        owners.append(i)
+        support = [1.0] * len(sentences)
+        best: dict[int, float] = {}
+        for owner, p in zip(owners, self.support(pairs) if pairs else []):
+            best[owner] = max(best.get(owner, 0.0), p)
+        for owner, p in best.items():
+            support[owner] = p
+        return support
+
     def features(
         self, request: GroundednessRequest
     ) -> tuple[list[str], list[SentenceFeatures], list[float]]:
         """Answer sentences, their heuristic features and their model support."""
-        index = self.heuristic._index(request.context)
-        given = _analyse(request.query) if request.task is Task.QNA and request.query else None
-        sentences = [s.text for s in _answer_sentences(request.answer)]
-        feats = answer_features(index, sentences, given, request.domain, self.heuristic.window)
-        pairs: list[tuple[str, str]] = []
-        owners: list[int] = []
-        for i, (text, f) in enumerate(zip(sentences, feats)):
-            if f.checkable:
-                for window in top_windows(index, text, self.windows):
-                    pairs.append((window, text))
-                    owners.append(i)
-        probs = self.support(pairs) if pairs else []
-        support = [1.0] * len(sentences)
-        best: dict[int, float] = {}
-        for owner, p in zip(owners, probs):
-            best[owner] = max(best.get(owner, 0.0), p)
-        for owner, p in best.items():
-            support[owner] = p
+        index, spans, feats = self.heuristic.analyse(request)
+        sentences = [s.text for s in spans]
+        support = self.sentence_support(
+            index, sentences, [f.checkable for f in feats], request.task
+        )
         return sentences, feats, support
 
     @staticmethod
     def stack_vector(feats: Sequence[SentenceFeatures], support: Sequence[float]) -> list[float]:
-        """The stacker's input for a whole answer: heuristic answer vector + weakest support."""
-        weakest = min((s for f, s in zip(feats, support) if f.checkable), default=1.0)
-        return [*answer_vector(feats), 1.0 - weakest]
+        """The stacker's input for a whole answer: heuristic answer vector + model aggregates."""
+        checked = [p for f, p in zip(feats, support) if f.checkable]
+        return [*answer_vector(feats), *model_vector(checked)]
 
     def judge(self, request: GroundednessRequest) -> Judgement:
         if self.stackers is None:
@@ -214,39 +270,27 @@ class CrossEncoderJudge(Judge):
                 f"{self.model_path / 'stack.json'} is missing: "
                 "fit it with benchmarks/fit_stacked.py"
             )
-        _, feats, support = self.features(request)
         stacker = self.stackers[request.task]
-        base = self.heuristic.judge(request)
+        index, spans, feats = self.heuristic.analyse(request)
+        sentences = [s.text for s in spans]
+        support = self.sentence_support(
+            index, sentences, [f.checkable for f in feats], request.task
+        )
         overall = 1.0
         if any(f.checkable or f.values["opens_with_question"] for f in feats):
             overall = stacker.score(self.stack_vector(feats, support))
             for f in feats:
                 if f.checkable:
                     overall = self.heuristic._cap(overall, f)
-        cut = self.default_thresholds
-        out = []
-        for s, f, p in zip(base.sentences, feats, support):
-            score = stacker.score([*f.vector(), 1.0 - p]) if f.checkable else s.score
-            score = self.heuristic._cap(score, f) if f.checkable else score
-            if cut.verdict(overall).value == "grounded":
-                score = max(score, overall)
-            reason = s.reason
-            if cut.verdict(score).value != "grounded" and f.checkable:
-                reason = f"{reason} (the model's support: {p:.2f})"
-            out.append(
-                s.model_copy(
-                    update={
-                        "score": round(score, 6),
-                        "verdict": cut.verdict(score),
-                        "reason": reason,
-                    }
-                )
-            )
-        if cut.verdict(overall).value != "grounded" and all(
-            cut.verdict(s.score).value == "grounded" for s in out
-        ):
-            weakest = min(range(len(out)), key=lambda i: out[i].score)
-            out[weakest] = out[weakest].model_copy(
-                update={"score": overall, "verdict": cut.verdict(overall)}
-            )
-        return Judgement(score=overall, sentences=out)
+        scores = []
+        for f, p in zip(feats, support):
+            if not f.checkable and not f.values["opens_with_question"]:
+                scores.append(1.0)
+                continue
+            model = model_vector([p]) if f.checkable else model_vector([])
+            scores.append(self.heuristic._cap(stacker.score([*f.vector(), *model]), f))
+        notes = [
+            f"the model's support: {p:.2f}" if f.checkable else "" for f, p in zip(feats, support)
+        ]
+        judgement = self.heuristic.judgement(request, index, spans, feats, overall, scores, notes)
+        return judgement

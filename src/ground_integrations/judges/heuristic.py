@@ -633,17 +633,41 @@ class HeuristicJudge(Judge):
         return score
 
     def judge(self, request: GroundednessRequest) -> Judgement:
+        index, spans, all_feats = self.analyse(request)
+        overall = self.answer_score(all_feats, request.task)
+        scores = [self.sentence_score(f, request.task) for f in all_feats]
+        return self.judgement(request, index, spans, all_feats, overall, scores)
+
+    def analyse(
+        self, request: GroundednessRequest
+    ) -> tuple[_ContextIndex, list[Span], list[SentenceFeatures]]:
+        """The context index, the answer's sentences and their features."""
         index = self._index(request.context)
         given = _analyse(request.query) if request.task is Task.QNA and request.query else None
-        cut = self.default_thresholds
         spans = _answer_sentences(request.answer)
         all_feats = answer_features(
             index, [span.text for span in spans], given, request.domain, self.window
         )
-        overall = self.answer_score(all_feats, request.task)
-        scores = [self.sentence_score(f, request.task) for f in all_feats]
+        return index, spans, all_feats
+
+    def judgement(
+        self,
+        request: GroundednessRequest,
+        index: _ContextIndex,
+        spans: Sequence[Span],
+        all_feats: Sequence[SentenceFeatures],
+        overall: float,
+        scores: list[float],
+        notes: Sequence[str] | None = None,
+    ) -> Judgement:
+        """A Judgement from an answer score and per-sentence scores, with evidence and reasons.
+
+        ``notes`` (one per sentence, may be empty) is appended to a flagged sentence's reason.
+        """
+        cut = self.default_thresholds
+        scores = list(scores)
         if cut.verdict(overall) is Verdict.GROUNDED:
-            # The fitted model clears the answer; no sentence is flagged below it.
+            # The answer as a whole is cleared; no sentence is flagged below it.
             scores = [max(s, overall) for s in scores]
         elif all(cut.verdict(s) is Verdict.GROUNDED for s in scores):
             # The answer as a whole falls short: pin that on its weakest sentence.
@@ -678,6 +702,8 @@ class HeuristicJudge(Judge):
                 reason = (
                     "; ".join(feats.reasons) or "weakly supported: little overlap with the context"
                 )
+                if notes and notes[i]:
+                    reason = f"{reason} ({notes[i]})"
             sentences.append(
                 SentenceJudgement(
                     index=i,

@@ -2,13 +2,42 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
+from importlib.util import find_spec
 from typing import Any
 
 from ..errors import ConfigurationError
 from .base import Judge
 
-__all__ = ["JUDGE_NAMES", "load_judge"]
+__all__ = ["JUDGE_NAMES", "default_judge", "load_judge"]
+
+
+def default_judge() -> Judge:
+    """The judge a bare ``GroundednessChecker()`` uses.
+
+    The bundled cross-encoder stacked with the heuristic when this install carries the model and
+    onnxruntime, tokenizers and numpy import; otherwise :class:`HeuristicJudge`, with a
+    ``RuntimeWarning`` if a bundled model is there but cannot run.
+    """
+    from .cross_encoder import CrossEncoderJudge, bundled_model
+    from .heuristic import HeuristicJudge
+
+    path = bundled_model()
+    if path is None:
+        return HeuristicJudge()
+    missing = [m for m in ("onnxruntime", "tokenizers", "numpy") if find_spec(m) is None]
+    if missing:
+        warnings.warn(
+            f"ground_integrations: {', '.join(missing)} not installed, so the default checker "
+            "falls back to HeuristicJudge (less accurate). Install them with "
+            "`pip install 'ground-integrations[model]'`, or pass judge=HeuristicJudge() "
+            "to choose the heuristic explicitly.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return HeuristicJudge()
+    return CrossEncoderJudge(path)
 
 
 def _heuristic(**kw: Any) -> Judge:

@@ -1,0 +1,85 @@
+"""Which judge a bare GroundednessChecker() gets: the bundled model when it can run, else the
+heuristic (with a warning when a bundled model is there but its runtime is missing)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from ground_integrations import ConfigurationError, GroundednessChecker, HeuristicJudge
+from ground_integrations.judges import CrossEncoderJudge, default_judge, load_judge
+from ground_integrations.judges import cross_encoder, registry
+from ground_integrations.judges.cross_encoder import STACK_FEATURES
+from ground_integrations.models import Task
+
+
+def fake_bundle(path: Path) -> Path:
+    """A bundle that satisfies the file checks; its model is never run here."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "model.onnx").write_bytes(b"not run in these tests")
+    (path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    stack = {
+        "version": "fake",
+        "features": list(STACK_FEATURES),
+        "windows": {"QnA": [[1, 3]], "Summarization": [[4, 2], [1, 3]]},
+        "tasks": {
+            t: {"bias": 0.0, "coef": [0.0] * len(STACK_FEATURES)} for t in ("QnA", "Summarization")
+        },
+        "thresholds": {"grounded": 0.55, "not_grounded": 0.4},
+    }
+    (path / "stack.json").write_text(json.dumps(stack), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def bundle(tmp_path, monkeypatch) -> Path:
+    path = fake_bundle(tmp_path / "_model")
+    monkeypatch.setattr(cross_encoder, "BUNDLED_MODEL", path)
+    return path
+
+
+def test_bundled_model_is_the_default_when_its_runtime_imports(bundle, monkeypatch) -> None:
+    monkeypatch.setattr(registry, "find_spec", lambda name: object())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        checker = GroundednessChecker()
+    judge = checker.judge
+    assert isinstance(judge, CrossEncoderJudge) and judge.model_path == bundle
+    assert judge.windows[Task.SUMMARIZATION] == ((4, 2), (1, 3))
+    assert judge.windows[Task.QNA] == ((1, 3),)
+    assert checker.thresholds.grounded == 0.55 and judge.version == "1+stack.fake"
+    # the bundled path is implied, so a saved config stays portable across installs
+    assert "model_path" not in judge.config()
+    assert isinstance(load_judge("cross-encoder", **judge.config()), CrossEncoderJudge)
+
+
+def test_falls_back_to_heuristic_with_a_clear_warning(bundle, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.warns(RuntimeWarning, match=r"onnxruntime not installed.*\[model\]"):
+        judge = default_judge()
+    assert isinstance(judge, HeuristicJudge)
+    with pytest.warns(RuntimeWarning):
+        result = GroundednessChecker().check(["Paris is in France."], "Paris is in France.")
+    assert result.judge.name == "heuristic"
+
+
+def test_without_a_bundled_model_the_heuristic_is_silent(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(cross_encoder, "BUNDLED_MODEL", tmp_path / "absent")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert isinstance(default_judge(), HeuristicJudge)
+    with pytest.raises(ConfigurationError, match="no bundled model.*model_path="):
+        CrossEncoderJudge()
+
+
+def test_a_stack_fitted_on_other_features_is_refused(tmp_path) -> None:
+    path = fake_bundle(tmp_path)
+    meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
+    meta["features"] = meta["features"][:-1]
+    (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="other features; refit"):
+        CrossEncoderJudge(path)
