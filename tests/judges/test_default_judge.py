@@ -11,8 +11,13 @@ from pathlib import Path
 import pytest
 
 from ground_integrations import ConfigurationError, GroundednessChecker, HeuristicJudge
-from ground_integrations.judges import CrossEncoderJudge, default_judge, load_judge
-from ground_integrations.judges import cross_encoder, registry
+from ground_integrations.judges import (
+    CrossEncoderJudge,
+    cross_encoder,
+    default_judge,
+    load_judge,
+    registry,
+)
 from ground_integrations.judges.cross_encoder import STACK_FEATURES
 from ground_integrations.models import Task
 
@@ -72,7 +77,7 @@ def test_without_a_bundled_model_the_heuristic_is_silent(tmp_path, monkeypatch) 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert isinstance(default_judge(), HeuristicJudge)
-    with pytest.raises(ConfigurationError, match="no bundled model.*model_path="):
+    with pytest.raises(ConfigurationError, match=r"no bundled model.*model_path="):
         CrossEncoderJudge()
 
 
