@@ -38,6 +38,14 @@ def main() -> int:
     ap.add_argument("--run", default="minilm-claims")
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "export")
     ap.add_argument("--no-quantize", action="store_true")
+    ap.add_argument(
+        "--per-tensor",
+        action="store_true",
+        help="one int8 scale per tensor (default: per output channel, much closer to fp32)",
+    )
+    ap.add_argument(
+        "--check", type=int, default=300, help="held-out training pairs compared with PyTorch"
+    )
     args = ap.parse_args()
     model, tokenizer = load(ROOT / "runs" / args.run)
     model.eval()
@@ -65,25 +73,43 @@ def main() -> int:
     else:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8)
+        quantize_dynamic(
+            str(fp32), str(target), weight_type=QuantType.QInt8, per_channel=not args.per_tensor
+        )
         fp32.unlink()
     tokenizer.backend_tokenizer.save(str(args.out / "tokenizer.json"))
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
-    pairs = (
-        ["The sky is blue today.", "Paris is in France.", "Water boils at 100 C."],
-        ["The sky is blue.", "Paris is in Germany.", "Water boils at 90 C."],
-    )
-    enc = tokenizer(*pairs, padding=True, return_tensors="np")
-    onnx_logits = session.run(
-        None,
-        {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")},
-    )[0]
-    with torch.inference_mode():
-        torch_logits = model(**tokenizer(*pairs, padding=True, return_tensors="pt")).logits.numpy()
+    sys.path.insert(0, str(ROOT))
+    from train_cross_encoder import load_examples
+
+    held_out, _ = load_examples(13)
+    held_out = held_out[: args.check]
+    diffs, agree, correct, correct_torch = [], 0, 0, 0
+    for i in range(0, len(held_out), 32):
+        batch = held_out[i : i + 32]
+        kw = {"truncation": "longest_first", "max_length": 128, "padding": True}
+        premises, claims = [p for p, _, _ in batch], [c for _, c, _ in batch]
+        enc = tokenizer(premises, claims, return_tensors="np", **kw)
+        onnx_logits = session.run(
+            None,
+            {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")},
+        )[0].reshape(-1)
+        with torch.inference_mode():
+            torch_logits = model(**tokenizer(premises, claims, return_tensors="pt", **kw))
+        torch_logits = torch_logits.logits.numpy().reshape(-1)
+        diffs.extend(np.abs(torch_logits - onnx_logits).tolist())
+        agree += int(((torch_logits > 0) == (onnx_logits > 0)).sum())
+        correct += sum(int(x > 0) == y for x, (_, _, y) in zip(onnx_logits, batch))
+        correct_torch += sum(int(x > 0) == y for x, (_, _, y) in zip(torch_logits, batch))
+    n = len(held_out)
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB) and tokenizer.json")
-    print(f"max |torch - onnx| logit difference: {np.abs(torch_logits - onnx_logits).max():.4f}")
+    print(
+        f"on {n} held-out pairs: |torch - onnx| logit mean {np.mean(diffs):.3f} "
+        f"max {np.max(diffs):.3f}; same decision {agree / n:.3f}; "
+        f"accuracy onnx {correct / n:.3f}, torch {correct_torch / n:.3f}"
+    )
     return 0
 
 

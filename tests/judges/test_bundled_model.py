@@ -1,0 +1,80 @@
+"""The model shipped in the wheel: loads offline and decides the reference examples.
+
+Runs whenever this install carries the bundled model (``ground_integrations/_model``) and its
+runtime; the core install has both.
+"""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from ground_integrations import GroundednessChecker, Verdict
+from ground_integrations.judges import CrossEncoderJudge, default_judge
+from ground_integrations.judges.cross_encoder import bundled_model
+
+from ..conftest import MAUNA_KEA
+
+pytestmark = pytest.mark.skipif(bundled_model() is None, reason="this install has no bundled model")
+pytest.importorskip("onnxruntime")
+
+BANK = (
+    "I'm 21 years old and I need to make a decision about the next two years of my life. Within a "
+    "week. I currently work for a bank that requires strict sales goals to meet. IF they aren't "
+    "met three times (three months) you're canned. They pay me 10/hour and it's not unheard of to "
+    "get a raise in 6ish months. The issue is, **I'm not a salesperson**. That's not my "
+    "personality."
+)
+BANK_QUERY = "How much does she currently get paid per hour at the bank?"
+SUN = "The sun rises from the east due to the visual effect caused by the Earth"
+
+
+@pytest.fixture(scope="module")
+def checker() -> GroundednessChecker:
+    return GroundednessChecker(cache_size=0)
+
+
+def test_is_the_default_and_runs_without_network(checker, monkeypatch) -> None:
+    assert isinstance(default_judge(), CrossEncoderJudge)
+    assert isinstance(checker.judge, CrossEncoderJudge)
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the bundled model must not touch the network")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    fresh = GroundednessChecker(CrossEncoderJudge(), cache_size=0)
+    assert fresh.check([MAUNA_KEA], "Mauna Kea is an inactive volcano.").verdict is not None
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "query", "task", "expected"),
+    [
+        (
+            [MAUNA_KEA],
+            "Mauna Kea is an inactive volcano on the island of Hawaiʻi.",
+            None,
+            "QnA",
+            Verdict.GROUNDED,
+        ),
+        ([MAUNA_KEA], "Its peak is 5,207.3 m above sea level.", None, "QnA", Verdict.NOT_GROUNDED),
+        ([BANK], "10/hour.", BANK_QUERY, "QnA", Verdict.GROUNDED),
+        ([BANK], "12/hour.", BANK_QUERY, "QnA", Verdict.NOT_GROUNDED),
+        ([SUN], "The sun rises from the east.", None, "Summarization", Verdict.GROUNDED),
+        ([SUN], "The sun rises from the west.", None, "Summarization", Verdict.NOT_GROUNDED),
+    ],
+)
+def test_reference_examples(checker, context, answer, query, task, expected) -> None:
+    result = checker.check(context, answer, query, task=task)
+    assert result.verdict is expected, result.sentences
+    if expected is Verdict.NOT_GROUNDED:
+        assert result.ungrounded_details and result.ungrounded_details[0].reason
+
+
+def test_deterministic_across_runs_and_instances(checker) -> None:
+    answer = "Mauna Kea is the highest point in Hawaii. It is an active volcano."
+    first = checker.check([MAUNA_KEA], answer)
+    again = checker.check([MAUNA_KEA], answer)
+    other = GroundednessChecker(CrossEncoderJudge(), cache_size=0).check([MAUNA_KEA], answer)
+    assert first.score == again.score == other.score
+    assert [s.score for s in first.sentences] == [s.score for s in other.sentences]
