@@ -71,6 +71,11 @@ def main() -> int:
     ap.add_argument("model", type=Path)
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--C", type=float, default=10.0)
+    ap.add_argument(
+        "--keep-heuristic-unless-better",
+        action="store_true",
+        help="leave a task to the heuristic alone unless the stack beats it on every dataset of it",
+    )
     args = ap.parse_args()
     records = [json.loads(line) for line in open(args.path, encoding="utf-8")]
     judge = CrossEncoderJudge(args.model)
@@ -132,9 +137,16 @@ def main() -> int:
         assert best is not None
         _, ws, X, M, stacked = best
         assert X.shape[1] == n_heur + n_model
+        if args.keep_heuristic_unless_better and any(
+            score(stacked, sel) <= score(base, sel) for sel in datasets
+        ):
+            print(f"{t}: the stack does not beat the heuristic on every dataset; heuristic only")
+            stacked = base
         chosen["stacked"].append(stacked)
         chosen["heuristic"].append(base)
         chosen["model only"].append(cross_validate(M, idx))
+        if stacked is base:
+            continue
         final = LogisticRegression(C=args.C, max_iter=5000).fit(
             X[idx], y[idx], sample_weight=w[idx]
         )

@@ -88,3 +88,19 @@ def test_a_stack_fitted_on_other_features_is_refused(tmp_path) -> None:
     (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(ConfigurationError, match="other features; refit"):
         CrossEncoderJudge(path)
+
+
+def test_a_task_without_a_stacker_is_left_to_the_heuristic(tmp_path) -> None:
+    path = fake_bundle(tmp_path)
+    meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
+    del meta["tasks"]["Summarization"]
+    (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
+    judge = CrossEncoderJudge(path)
+    # the model file is a placeholder, so this passes only if the model is never run
+    context = ["Mauna Kea is an inactive volcano. Its peak is 4,207.3 m above sea level."]
+    answer = "Mauna Kea is an inactive volcano. Its peak is 5,207.3 m high."
+    ours = GroundednessChecker(judge, cache_size=0).check(context, answer)
+    heuristic = GroundednessChecker(HeuristicJudge(), cache_size=0).check(context, answer)
+    assert ours.score == heuristic.score
+    assert [s.score for s in ours.sentences] == [s.score for s in heuristic.sentences]
+    assert ours.verdict.value == "notGrounded"

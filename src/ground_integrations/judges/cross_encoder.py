@@ -6,7 +6,8 @@ its best probability over the few context windows that share the most rare words
 window widths and counts are set per task in ``stack.json``). The answer's weakest support, mean
 support and share of unsupported sentences are stacked with :class:`HeuristicJudge`'s features
 by a small logistic model per task; the heuristic's hard checks still apply, so a figure that
-contradicts the context stays notGrounded whatever the model says.
+contradicts the context stays notGrounded whatever the model says. A task that ``stack.json``
+has no stacker for is judged by the heuristic alone.
 
 Runs on ``onnxruntime`` + ``tokenizers`` (extra ``[model]``): no torch, no transformers, no
 network. The model directory holds ``model.onnx``, ``tokenizer.json`` and ``stack.json``.
@@ -270,7 +271,10 @@ class CrossEncoderJudge(Judge):
                 f"{self.model_path / 'stack.json'} is missing: "
                 "fit it with benchmarks/fit_stacked.py"
             )
-        stacker = self.stackers[request.task]
+        stacker = self.stackers.get(request.task)
+        if stacker is None:
+            # stack.json leaves this task to the heuristic (the model did not help it on dev)
+            return self.heuristic.judge(request)
         index, spans, feats = self.heuristic.analyse(request)
         sentences = [s.text for s in spans]
         support = self.sentence_support(
