@@ -32,7 +32,8 @@ import onnxruntime, tokenizers
 t1 = time.perf_counter()
 checker = GroundednessChecker(CrossEncoderJudge(sys.argv[1] if sys.argv[1] else None, threads=1))
 t2 = time.perf_counter()
-checker.check(["Mauna Kea is an inactive volcano on the island of Hawaii."], "Mauna Kea is in Hawaii.")
+checker.check(["Mauna Kea is an inactive volcano on the island of Hawaii."],
+              "Mauna Kea is in Hawaii.", "Where is Mauna Kea?", task="QnA")  # loads the model
 t3 = time.perf_counter()
 print(json.dumps({"imports": t1 - t0, "build": t2 - t1, "first check": t3 - t2, "total": t3 - t0,
                   "scipy loaded": "scipy" in sys.modules}))

@@ -111,8 +111,9 @@ def _parser() -> argparse.ArgumentParser:
 def _judge_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge",
-        default="heuristic",
-        help="judge name (heuristic, upstage, azure, nli, cross-encoder, ...)",
+        default=None,
+        help="judge name (cross-encoder, heuristic, upstage, azure, nli, ...); "
+        "default: the bundled model, else the heuristic",
     )
     parser.add_argument(
         "--judge-config",
@@ -133,6 +134,12 @@ def _make_judge(args: argparse.Namespace) -> Any:
         ) from exc
     if not isinstance(settings, dict):
         raise InvalidInputError("--judge-config must be a JSON object", field="judge-config")
+    if args.judge is None:
+        from .judges import default_judge
+
+        if settings:
+            raise InvalidInputError("--judge-config needs --judge", field="judge-config")
+        return default_judge()
     return load_judge(args.judge, **settings)
 
 

@@ -104,3 +104,13 @@ def test_a_task_without_a_stacker_is_left_to_the_heuristic(tmp_path) -> None:
     assert ours.score == heuristic.score
     assert [s.score for s in ours.sentences] == [s.score for s in heuristic.sentences]
     assert ours.verdict.value == "notGrounded"
+
+
+def test_heuristic_only_tasks_say_who_decided(tmp_path) -> None:
+    path = fake_bundle(tmp_path)
+    meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
+    del meta["tasks"]["Summarization"]
+    (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
+    result = GroundednessChecker(CrossEncoderJudge(path)).check(["A b c."], "A b c.")
+    assert result.judge.name == "cross-encoder"
+    assert result.judge.decided_by is not None and result.judge.decided_by.startswith("heuristic")

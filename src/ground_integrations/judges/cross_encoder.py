@@ -265,6 +265,12 @@ class CrossEncoderJudge(Judge):
         checked = [p for f, p in zip(feats, support) if f.checkable]
         return [*answer_vector(feats), *model_vector(checked)]
 
+    def _heuristic_only(self, request: GroundednessRequest) -> Judgement:
+        judgement = self.heuristic.judge(request)
+        return judgement.model_copy(
+            update={"decided_by": f"{self.heuristic.name} {self.heuristic.version}"}
+        )
+
     def judge(self, request: GroundednessRequest) -> Judgement:
         if self.stackers is None:
             raise ConfigurationError(
@@ -274,8 +280,11 @@ class CrossEncoderJudge(Judge):
         stacker = self.stackers.get(request.task)
         if stacker is None:
             # stack.json leaves this task to the heuristic (the model did not help it on dev)
-            return self.heuristic.judge(request)
+            return self._heuristic_only(request)
         index, spans, feats = self.heuristic.analyse(request)
+        if not any(f.checkable for f in feats):
+            # nothing for the model to score (e.g. an answer that only asks a question)
+            return self._heuristic_only(request)
         sentences = [s.text for s in spans]
         support = self.sentence_support(
             index, sentences, [f.checkable for f in feats], request.task
