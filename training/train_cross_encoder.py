@@ -225,10 +225,8 @@ def main() -> int:
         )
         (run / "checkpoint.tmp").replace(ckpt)
 
-    while time.monotonic() < deadline and (args.steps is None or step < args.steps):
-        start = (step * args.batch) % len(examples)
-        batch = examples[start : start + args.batch]
-        enc = tokenizer(
+    def encode(batch: list[tuple[str, str, int]]) -> dict:
+        return tokenizer(
             [p for p, _, _ in batch],
             [c for _, c, _ in batch],
             truncation="longest_first",
@@ -236,6 +234,11 @@ def main() -> int:
             padding=True,
             return_tensors="pt",
         )
+
+    while time.monotonic() < deadline and (args.steps is None or step < args.steps):
+        start = (step * args.batch) % len(examples)
+        batch = examples[start : start + args.batch]
+        enc = encode(batch)
         labels = torch.tensor([float(y) for _, _, y in batch])
         loss = loss_fn(model(**enc).logits.squeeze(-1), labels)
         loss.backward()
@@ -257,14 +260,7 @@ def main() -> int:
     with torch.inference_mode():
         for i in range(0, len(held_out), 64):
             batch = held_out[i : i + 64]
-            enc = tokenizer(
-                [p for p, _, _ in batch],
-                [c for _, c, _ in batch],
-                truncation="longest_first",
-                max_length=args.max_length,
-                padding=True,
-                return_tensors="pt",
-            )
+            enc = encode(batch)
             pred = model(**enc).logits.squeeze(-1) > 0
             correct += sum(int(p) == y for p, (_, _, y) in zip(pred.tolist(), batch))
     print(f"held-out pair accuracy {correct / len(held_out):.3f} after {step} steps", flush=True)
