@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import random
 import re
 import subprocess
@@ -24,6 +25,8 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch
 from transformers import AutoTokenizer, BertForSequenceClassification
@@ -164,6 +167,32 @@ def load_examples(seed: int, mix: str = "basic") -> tuple[list[tuple[str, str, i
     return held_out, train
 
 
+def in_domain_examples(args: argparse.Namespace, general: list) -> tuple[list, list]:
+    """(held-out in-domain pairs of the left-out fold, training pairs): every in-domain pair of
+    the other folds (unsupported ones ``--oversample`` times) plus replayed general pairs."""
+    from rag_data import fold_of, load_records, sentence_pairs
+
+    from ground_integrations.judges.cross_encoder import run_time_premises
+
+    records = load_records(args.in_domain)
+    train_recs = [r for r in records if fold_of(r, args.folds) != args.fold]
+    test_recs = [r for r in records if fold_of(r, args.folds) == args.fold]
+    pairs = sentence_pairs(train_recs, run_time_premises)
+    held = sentence_pairs(test_recs, run_time_premises) if test_recs else []
+    rng = random.Random(args.seed + 7)
+    domain = [p for p in pairs for _ in range(args.oversample if p[2] == 0 else 1)]
+    replay = rng.sample(general, min(len(general), int(len(domain) * args.replay)))
+    mixed = domain + replay
+    rng.shuffle(mixed)
+    bad = sum(1 for p in pairs if p[2] == 0)
+    print(
+        f"in-domain: {len(train_recs)} records, {len(pairs)} sentences ({bad} unsupported); "
+        f"held out: {len(test_recs)} records, {len(held)} sentences; replay {len(replay)}",
+        flush=True,
+    )
+    return held, mixed
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", default="minilm-claims")
@@ -184,6 +213,35 @@ def main() -> int:
         help="basic: pairs + figure/negation/name edits; rag: also quantifier swaps and "
         "unsupported details appended (training part only)",
     )
+    ap.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="start from these weights (a checkpoint.pt, e.g. from recover_checkpoint.py) "
+        "with a fresh optimiser, when the run has no checkpoint of its own",
+    )
+    ap.add_argument(
+        "--in-domain",
+        type=Path,
+        default=None,
+        help="labelled RAG answers (rag_dev.jsonl): one pair per checked answer sentence, "
+        "mixed with as many replayed pairs of the general mix",
+    )
+    ap.add_argument("--folds", type=int, default=2)
+    ap.add_argument(
+        "--fold",
+        type=int,
+        default=-1,
+        help="leave this fold of --in-domain out (for cross-fitted figures); -1 trains on all",
+    )
+    ap.add_argument("--oversample", type=int, default=3, help="copies of each unsupported in-domain pair")
+    ap.add_argument(
+        "--epochs",
+        type=float,
+        default=None,
+        help="set --steps and --total-steps to this many passes over the training pairs",
+    )
+    ap.add_argument("--replay", type=float, default=1.0, help="general pairs per in-domain pair")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -193,7 +251,12 @@ def main() -> int:
     tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
     model = BertForSequenceClassification.from_pretrained(base, num_labels=1, local_files_only=True)
     held_out, examples = load_examples(args.seed, args.mix)
+    if args.in_domain is not None:
+        held_out, examples = in_domain_examples(args, examples)
     print(f"{len(examples)} training pairs ({args.mix} mix)", flush=True)
+    if args.epochs is not None:
+        args.steps = args.total_steps = math.ceil(args.epochs * len(examples) / args.batch)
+        print(f"{args.epochs} epochs = {args.steps} steps", flush=True)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
@@ -201,6 +264,9 @@ def main() -> int:
     )
     step = 0
     ckpt = run / "checkpoint.pt"
+    if not ckpt.exists() and args.init is not None:
+        model.load_state_dict(torch.load(args.init, weights_only=False)["model"])
+        print(f"initialised from {args.init}", flush=True)
     if ckpt.exists():
         state = torch.load(ckpt, weights_only=False)
         model.load_state_dict(state["model"])
@@ -264,6 +330,15 @@ def main() -> int:
             pred = model(**enc).logits.squeeze(-1) > 0
             correct += sum(int(p) == y for p, (_, _, y) in zip(pred.tolist(), batch))
     print(f"held-out pair accuracy {correct / len(held_out):.3f} after {step} steps", flush=True)
+    if args.in_domain is not None and held_out:
+        scores: list[float] = []
+        with torch.inference_mode():
+            for i in range(0, len(held_out), 64):
+                scores.extend(model(**encode(held_out[i : i + 64])).logits.squeeze(-1).tolist())
+        pos = [x for x, (_, _, y) in zip(scores, held_out) if y == 0]
+        neg = [x for x, (_, _, y) in zip(scores, held_out) if y == 1]
+        auroc = sum((a < b) + 0.5 * (a == b) for a in pos for b in neg) / max(1, len(pos) * len(neg))
+        print(f"held-out in-domain sentences: AUROC for unsupported {auroc:.3f}", flush=True)
     model.save_pretrained(run / "final")
     tokenizer.save_pretrained(run / "final")
     return 0

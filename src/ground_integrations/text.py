@@ -189,10 +189,17 @@ def tokenize(text: str) -> list[str]:
     return [fold(m.group()) for m in _WORD.finditer(text)]
 
 
+#: "Kea's", "Kea’s", "Kea`s": the possessive (or "it's"-style clitic) adds no content word.
+_POSSESSIVE = ("'s", "\u2019s", "\u02bcs", "`s")
+
+
 @lru_cache(maxsize=65536)
 def fold(word: str) -> str:
-    """Lower-case and strip accents, so "Hawaiʻi" and "hawaii" meet."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
+    """Lower-case, strip accents and a possessive ending, so "Hawaiʻi's" and "hawaii" meet."""
+    lowered = word.lower()
+    if lowered.endswith(_POSSESSIVE) and len(lowered) > 2:
+        lowered = lowered[:-2]
+    decomposed = unicodedata.normalize("NFKD", lowered)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch) and ch not in "ʻ'’")
 
 

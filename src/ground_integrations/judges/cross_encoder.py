@@ -42,6 +42,7 @@ __all__ = [
     "CrossEncoderJudge",
     "bundled_model",
     "model_vector",
+    "run_time_premises",
     "top_windows",
 ]
 
@@ -89,6 +90,17 @@ def top_windows(index: _ContextIndex, sentence: str, k: int, width: int = 2) -> 
         if len(out) == k:
             break
     return out
+
+
+#: The premise the model sees for one answer sentence: the context window of up to this many
+#: consecutive sentences that shares the most rare words with it (one pair per sentence keeps a
+#: check within a few model runs). Training builds its in-domain pairs with the same function.
+PREMISE_WIDTH = 3
+
+
+def run_time_premises(index: _ContextIndex, sentence: str, task: Task | None = None) -> list[str]:
+    """The premise(s) the model is given for ``sentence`` (see :data:`PREMISE_WIDTH`)."""
+    return top_windows(index, sentence, 1, PREMISE_WIDTH)
 
 
 def model_vector(support: Sequence[float]) -> list[float]:

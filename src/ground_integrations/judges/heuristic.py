@@ -32,6 +32,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..models import Domain, Evidence, GroundednessRequest, SentenceJudgement, Task, Verdict
 from ..text import Span, fold, split_sentences, stem, word_spans
+from ._records import is_record, record_units
 from .base import Judge, Judgement, Thresholds
 
 __all__ = [
@@ -335,7 +336,8 @@ def _index_context(context: Sequence[str]) -> _ContextIndex:
     df: Counter[str] = Counter()
     surface: dict[str, str] = {}
     for p, passage in enumerate(context):
-        for span in split_sentences(passage):
+        units = record_units(passage) if is_record(passage) else split_sentences(passage)
+        for span in units:
             tokens = _analyse(span.text)
             stems = frozenset(tokens.stems)
             df.update(stems)

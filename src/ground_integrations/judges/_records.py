@@ -1,0 +1,107 @@
+"""Structured context: a passage that is a JSON record is read as "field: value" statements.
+
+Data-to-text answers ("write an overview of this business from its record") are checked against
+a JSON object. Read as prose, ``{"OutdoorSeating": false}`` offers the words *outdoorseating*
+and *false*; read as a record it says "Outdoor seating: no", which an answer's "outdoor seating
+is not available" can be compared with. Each leaf of the record becomes one statement unit
+whose offsets point at the leaf (key and value) in the original passage, so evidence quotes the
+caller's own text. Long string values (reviews, descriptions) are split into sentences.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..text import Span, split_sentences
+
+__all__ = ["is_record", "record_units"]
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: Containers whose name adds nothing to a statement ("attributes: outdoor seating: no").
+_GENERIC = frozenset({"attributes", "attrs", "properties", "details", "data", "info", "review_info"})
+#: String values longer than this are prose (a review), split into sentences of their own.
+_PROSE_CHARS = 120
+
+
+def is_record(passage: str) -> bool:
+    """True when the passage is a JSON object (or a list of objects)."""
+    text = passage.strip()
+    if not text or text[0] not in "{[":
+        return False
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) or (
+        isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    )
+
+
+def _words(key: str) -> str:
+    """``"RestaurantsTakeOut"`` -> ``"Restaurants take out"``; ``"review_stars"`` -> ``"review stars"``."""
+    spaced = _CAMEL.sub(" ", key).replace("_", " ").strip()
+    return spaced[:1].upper() + spaced[1:].lower() if spaced else key
+
+
+def _scalar(value: Any) -> str:
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _leaves(value: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, (*path, str(k)))
+    elif isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        for v in value:
+            yield from _leaves(v, path)
+    else:
+        yield path, value
+
+
+def record_units(passage: str) -> list[Span]:
+    """The record's statements, one per leaf, as spans of the ORIGINAL passage whose ``text``
+    is the rendered statement ("Outdoor seating: no"). Prose values give one unit per
+    sentence, prefixed with their field ("Review text: ...")."""
+    value = json.loads(passage)
+    units: list[Span] = []
+    cursor = 0
+    for path, leaf in _leaves(value, ()):
+        key = path[-1] if path else ""
+        named = [p for p in path if p.lower() not in _GENERIC]
+        label = " ".join(_words(p) for p in named[-2:]) if named else _words(key)
+        # Leaves appear in document order: find the key, then the value after it.
+        start = passage.find(json.dumps(key, ensure_ascii=False), cursor) if key else -1
+        if start < 0:
+            start = cursor
+        encoded = json.dumps(leaf, ensure_ascii=False) if not isinstance(leaf, list) else None
+        end = passage.find(encoded, start) + len(encoded) if encoded else -1
+        if end < len(encoded or "") or end <= start:
+            end = min(len(passage), start + len(key) + 2)
+        if isinstance(leaf, list):
+            text = f"{label}: " + ", ".join(_scalar(v) for v in leaf)
+            units.append(Span(start, end, text))
+        elif isinstance(leaf, str) and len(leaf) > _PROSE_CHARS:
+            raw_start = end - len(encoded or "") + 1  # inside the opening quote
+            exact = passage[raw_start : end - 1] == leaf  # no escapes: offsets map one to one
+            for sentence in split_sentences(leaf):
+                if exact:
+                    units.append(
+                        Span(raw_start + sentence.start, raw_start + sentence.end, sentence.text)
+                    )
+                else:
+                    units.append(Span(start, end, sentence.text))
+        else:
+            units.append(Span(start, end, f"{label}: {_scalar(leaf)}"))
+        cursor = max(cursor, end)
+    return units

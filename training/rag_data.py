@@ -1,0 +1,52 @@
+"""In-domain training pairs from labelled RAG answers (``rag_dev.jsonl``), and their folds.
+
+Each answer sentence the judge checks becomes one (premise, sentence) pair, the premise being
+exactly what the judge pairs it with at run time (:meth:`CrossEncoderJudge.premises`), and the
+label "unsupported" when the sentence overlaps an annotated hallucination span. Records that
+share a context (six LLMs answered each source) always fall in the same fold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from ground_integrations import GroundednessChecker
+from ground_integrations.judges.heuristic import HeuristicJudge
+
+__all__ = ["fold_of", "load_records", "sentence_pairs"]
+
+
+def fold_of(record: dict, folds: int) -> int:
+    """The record's fold: a hash of its context, so one source never sits on both sides."""
+    digest = hashlib.sha1(json.dumps(record["context"], ensure_ascii=False).encode()).hexdigest()
+    return int(digest, 16) % folds
+
+
+def load_records(path: str | Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def sentence_pairs(
+    records: Iterable[dict], premises
+) -> list[tuple[str, str, int]]:
+    """(premise, sentence, 1 if supported else 0) for every checkable answer sentence.
+
+    ``premises(index, sentence, task)`` gives the premise(s) the judge uses at run time."""
+    heuristic = HeuristicJudge()
+    checker = GroundednessChecker(heuristic)
+    out: list[tuple[str, str, int]] = []
+    for r in records:
+        request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
+        index, spans, feats = heuristic.analyse(request)
+        bad = [(s["start"], s["end"]) for s in r.get("spans", [])]
+        for span, f in zip(spans, feats):
+            if not f.checkable:
+                continue
+            hit = any(min(span.end, e) - max(span.start, s) > 0 for s, e in bad)
+            for premise in premises(index, span.text, request.task):
+                out.append((premise, span.text, 0 if hit else 1))
+    return out
