@@ -17,7 +17,7 @@ from typing import Any
 
 from ..text import Span, split_sentences
 
-__all__ = ["is_record", "record_units"]
+__all__ = ["field_conflicts", "is_record", "record_units", "yes_no_fields"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 #: Containers whose name adds nothing to a statement ("attributes: outdoor seating: no").
@@ -46,7 +46,20 @@ def _words(key: str) -> str:
     return spaced[:1].upper() + spaced[1:].lower() if spaced else key
 
 
+_HOURS = re.compile(r"^(\d{1,2}):(\d{1,2})-(\d{1,2}):(\d{1,2})$")
+
+
+def _clock(hour: int, minute: int) -> str:
+    suffix = "am" if hour % 24 < 12 else "pm"
+    h = hour % 12 or 12
+    return f"{h}:{minute:02d} {suffix}" if minute else f"{h} {suffix}"
+
+
 def _scalar(value: Any) -> str:
+    if isinstance(value, str) and (m := _HOURS.match(value)):
+        # "17:0-21:0" is also read as "5 pm to 9 pm", as answers write it
+        h1, m1, h2, m2 = (int(g) for g in m.groups())
+        return f"{h1:02d}:{m1:02d}-{h2:02d}:{m2:02d} ({_clock(h1, m1)} to {_clock(h2, m2)})"
     if value is True:
         return "yes"
     if value is False:
@@ -105,3 +118,70 @@ def record_units(passage: str) -> list[Span]:
             units.append(Span(start, end, f"{label}: {_scalar(leaf)}"))
         cursor = max(cursor, end)
     return units
+
+
+#: Words that name a field's container or qualify it without saying what it is.
+_FILLER = frozenset({"restaurants", "restaurant", "business", "good", "for", "has", "is", "the"})
+#: How far before a field's words a negation still applies to it ("does not offer X or Y").
+_NEGATION_REACH = 6
+
+
+def yes_no_fields(passage: str) -> list[tuple[tuple[str, ...], bool]]:
+    """The record's yes/no fields as (stems naming the field, value).
+
+    ``{"OutdoorSeating": false}`` gives ``(("outdoor", "seat"), False)``. A field inside a
+    parking group also needs the word "parking" ("valet" alone may be a job title). A name of
+    several words is also found written as one ("take out" as "takeout" or "take-out").
+    """
+    from ..text import fold, stem
+
+    out: list[tuple[tuple[str, ...], bool]] = []
+    for path, leaf in _leaves(json.loads(passage), ()):
+        if not isinstance(leaf, bool) or not path:
+            continue
+        words = [fold(w) for w in _words(path[-1]).split() if fold(w) not in _FILLER]
+        names = [stem(w) for w in words]
+        if len(words) > 1:
+            names = [*names, "+" + "".join(words)]  # the joined spelling, marked
+        if len(path) > 1 and "parking" in _words(path[-2]).lower():
+            names.append(stem("parking"))
+        if words:
+            out.append((tuple(dict.fromkeys(names)), leaf))
+    return out
+
+
+_COPULA = frozenset({"is", "are", "was", "were", "be", "isnt", "arent", "wasnt", "werent"})
+
+
+def field_conflicts(
+    fields: list[tuple[tuple[str, ...], bool]], words: list[str], negations: frozenset[str]
+) -> list[str]:
+    """The yes/no fields a sentence states the opposite of.
+
+    ``words`` are the sentence's folded words in order. A field is mentioned when all its stems
+    occur (or its joined spelling does); it is claimed false when a negation comes within a few
+    words before the mention, or right after it behind a copula ("seating is not available").
+    """
+    from ..text import stem
+
+    stems = [stem(w) for w in words]
+    joined = [w.replace("-", "") for w in words]
+    out = []
+    for names, value in fields:
+        plain = [n for n in names if not n.startswith("+")]
+        spelled = [n[1:] for n in names if n.startswith("+")]
+        parking = [n for n in plain if n == "park"]
+        positions = [stems.index(n) for n in plain if n in stems]
+        if len(positions) != len(plain):
+            hits = [joined.index(j) for j in spelled if j in joined]
+            if not hits or len([p for p in parking if p in stems]) != len(parking):
+                continue
+            positions = hits
+        first, last = min(positions), max(positions)
+        negated = any(w in negations for w in words[max(0, first - _NEGATION_REACH) : first])
+        after = words[last + 1 : last + 4]
+        if any(w in _COPULA for w in after[:2]) and any(w in negations for w in after):
+            negated = True
+        if negated == value:
+            out.append(" ".join(plain))
+    return out

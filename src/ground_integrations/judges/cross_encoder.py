@@ -1,22 +1,27 @@
-"""CrossEncoderJudge: a small fine-tuned claim-support cross-encoder, stacked with the heuristic.
+"""CrossEncoderJudge: the default judge. A small fine-tuned cross-encoder behind a fast lexical stage.
 
-The model (MiniLM-L6, fine-tuned by ``training/train_cross_encoder.py``, exported to int8 ONNX by
-``training/export_onnx.py``) scores (context window, answer sentence) pairs. Each sentence gets
-its best probability over the few context windows that share the most rare words with it (the
-window widths and counts are set per task in ``stack.json``). The answer's weakest support, mean
-support and share of unsupported sentences are stacked with :class:`HeuristicJudge`'s features
-by a small logistic model per task; the heuristic's hard checks still apply, so a figure that
-contradicts the context stays notGrounded whatever the model says. A task that ``stack.json``
-has no stacker for is judged by the heuristic alone.
+Every check first reads the answer the way :class:`HeuristicJudge` does (sentences, the words
+and figures the context lacks, the best-supporting window) and scores it with a small logistic
+model over those answer-level features (:mod:`._features`). Only when that score is uncertain
+(inside the profile's ``band``) is the model run: a MiniLM-L6 cross-encoder (fine-tuned by
+``training/train_cross_encoder.py``, exported to int8 ONNX by ``training/export_onnx.py``) scores
+the lexically weakest answer sentences against their best context windows, and a second
+logistic model combines both. Most checks therefore cost about a millisecond, and the uncertain
+ones a few model runs. The heuristic's hard checks still apply: a figure that contradicts the
+context stays notGrounded whatever the models say.
 
-Runs on ``onnxruntime`` + ``tokenizers`` (extra ``[model]``): no torch, no transformers, no
-network. The model directory holds ``model.onnx``, ``tokenizer.json`` and ``stack.json``.
+The fitted models are chosen per *profile* (:func:`profile_of`): QnA, Summarization, and
+Summarization over JSON records (data-to-text). Every fitted number is in ``stack.json`` beside
+the model, written by ``benchmarks/fit_default.py``.
+
+Runs on ``onnxruntime`` + ``tokenizers``: no torch, no transformers, no network. The model
+directory holds ``model.onnx``, ``tokenizer.json`` and ``stack.json``.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,29 +30,46 @@ from typing import Any
 
 from ..errors import ConfigurationError, MissingDependencyError
 from ..models import GroundednessRequest, Task
-from .base import Judge, Judgement, Thresholds
-from .heuristic import (
-    FEATURE_NAMES,
-    HeuristicJudge,
-    SentenceFeatures,
-    _analyse,
-    _ContextIndex,
-    answer_vector,
+from ..text import Span, split_sentences
+from ._features import (
+    LEXICAL_FEATURES,
+    MODEL_FEATURES,
+    Stacker,
+    lexical_vector,
+    model_vector,
+    plain_missing,
+    plain_tokens,
 )
+from ._records import is_record
+from .base import Judge, Judgement, Thresholds
+from .heuristic import HeuristicJudge, SentenceFeatures, _analyse, _ContextIndex
 
 __all__ = [
     "BUNDLED_MODEL",
     "MODEL_FEATURES",
     "STACK_FEATURES",
     "CrossEncoderJudge",
+    "Profile",
     "bundled_model",
     "model_vector",
+    "profile_of",
     "run_time_premises",
     "top_windows",
 ]
 
 #: Where a wheel carries its model (``model.onnx``, ``tokenizer.json``, ``stack.json``).
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "_model"
+#: The model stage's inputs: the lexical features, then the model's.
+STACK_FEATURES = (*LEXICAL_FEATURES, *MODEL_FEATURES)
+#: The ``stack.json`` format this code reads (written by ``benchmarks/fit_default.py``).
+STACK_VERSION = "3"
+#: The premise the model sees for one answer sentence: the context window of up to this many
+#: consecutive sentences that shares the most rare words with it. One pair per sentence keeps a
+#: check to a few model runs; training builds its in-domain pairs with the same function.
+PREMISE_WIDTH = 3
+#: A summary of at most this many sentences is judged with the ``Summarization:brief`` models.
+BRIEF_SENTENCES = 2
+_WORDS = re.compile(r"\w+")
 
 
 def bundled_model() -> Path | None:
@@ -55,18 +77,6 @@ def bundled_model() -> Path | None:
     if all((BUNDLED_MODEL / f).is_file() for f in ("model.onnx", "tokenizer.json", "stack.json")):
         return BUNDLED_MODEL
     return None
-
-
-#: What the model adds to the heuristic's features, over the answer's checkable sentences.
-MODEL_FEATURES = (
-    "model_unsupported",  # 1 - the weakest sentence's support
-    "model_mean_unsupported",  # 1 - the mean support
-    "model_share_unsupported",  # share of sentences the model does not support (p < 0.5)
-)
-#: Stacker inputs: the heuristic's features, then the model's.
-STACK_FEATURES = (*FEATURE_NAMES, *MODEL_FEATURES)
-#: Candidate windows per sentence when stack.json says nothing: (sentences per window, count).
-DEFAULT_WINDOWS = ((1, 3),)
 
 
 def top_windows(index: _ContextIndex, sentence: str, k: int, width: int = 2) -> list[str]:
@@ -92,40 +102,70 @@ def top_windows(index: _ContextIndex, sentence: str, k: int, width: int = 2) -> 
     return out
 
 
-#: The premise the model sees for one answer sentence: the context window of up to this many
-#: consecutive sentences that shares the most rare words with it (one pair per sentence keeps a
-#: check within a few model runs). Training builds its in-domain pairs with the same function.
-PREMISE_WIDTH = 3
-
-
 def run_time_premises(index: _ContextIndex, sentence: str, task: Task | None = None) -> list[str]:
     """The premise(s) the model is given for ``sentence`` (see :data:`PREMISE_WIDTH`)."""
     return top_windows(index, sentence, 1, PREMISE_WIDTH)
 
 
-def model_vector(support: Sequence[float]) -> list[float]:
-    """:data:`MODEL_FEATURES` from the supports of an answer's checkable sentences."""
-    if not support:
-        return [0.0] * len(MODEL_FEATURES)
-    return [
-        1.0 - min(support),
-        1.0 - sum(support) / len(support),
-        sum(p < 0.5 for p in support) / len(support),
-    ]
+def profile_of(request: GroundednessRequest) -> str:
+    """Which fitted models judge this request.
+
+    ``QnA``; ``Summarization:record`` when every passage is a JSON record (data-to-text);
+    ``Summarization:brief`` for a summary of at most :data:`BRIEF_SENTENCES` sentences (a
+    one-line summary or a single claim, where a changed word matters more than a missing one);
+    ``Summarization`` otherwise. A profile absent from ``stack.json`` falls back to the task's.
+    """
+    if request.task is Task.QNA:
+        return request.task.value
+    if all(is_record(p) for p in request.context):
+        return "Summarization:record"
+    if len(split_sentences(request.answer)) <= BRIEF_SENTENCES:
+        return "Summarization:brief"
+    return "Summarization"
+
+
+def context_words(request: GroundednessRequest) -> int:
+    """How many words the context has (a feature: long contexts make overlap easier)."""
+    return sum(len(_WORDS.findall(p)) for p in request.context)
+
+
+def given_tokens(request: GroundednessRequest) -> frozenset[str]:
+    """The plain tokens an answer may use: the context's, and in QnA the query's."""
+    query = request.query if request.task is Task.QNA and request.query else ""
+    return frozenset(plain_tokens(" ".join(request.context) + " " + query))
 
 
 @dataclass(frozen=True)
-class _Stacker:
-    bias: float
-    coef: tuple[float, ...]
+class Profile:
+    """The fitted models of one profile (one entry of ``stack.json``'s ``profiles``).
 
-    def score(self, vector: Sequence[float]) -> float:
-        z = self.bias + sum(c * x for c, x in zip(self.coef, vector))
-        return 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, z))))
+    ``lexical`` scores every request; when its score lies in ``band`` (inclusive), the model
+    is run on the ``sentences`` lexically weakest sentences and ``model`` gives the score.
+    """
+
+    lexical: Stacker
+    model: Stacker | None = None
+    band: tuple[float, float] = (0.0, 0.0)
+    sentences: int = 0
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Profile:
+        lexical = Stacker.from_json(data["lexical"])
+        if lexical.features != LEXICAL_FEATURES:
+            raise ValueError("its lexical stacker was fitted on other features")
+        model = Stacker.from_json(data["model"]) if data.get("model") else None
+        if model is not None and model.features != STACK_FEATURES:
+            raise ValueError("its model stacker was fitted on other features")
+        lo, hi = data.get("band", (0.0, 0.0))
+        return cls(lexical, model, (float(lo), float(hi)), int(data.get("sentences", 0)))
+
+    def runs_model(self, lexical_score: float) -> bool:
+        lo, hi = self.band
+        return self.model is not None and self.sentences > 0 and hi > lo and lo <= lexical_score <= hi
 
 
 class CrossEncoderJudge(Judge):
-    """The trained cross-encoder stacked with the heuristic's checks.
+    """The default judge: a lexical stage, and the trained cross-encoder where it is unsure.
 
     Args:
         model_path: directory with ``model.onnx``, ``tokenizer.json`` and ``stack.json``;
@@ -133,14 +173,11 @@ class CrossEncoderJudge(Judge):
         max_length: tokens per (window, sentence) pair.
         batch_size: pairs per ONNX run.
         threads: onnxruntime intra-op threads (None: its default).
+        always_run_model: run the model on every check (not only uncertain ones), on as many
+            sentences as the profile says; slower, for audits that can afford it.
     """
 
     name = "cross-encoder"
-    _version = "1"
-
-    @property
-    def version(self) -> str:  # type: ignore[override]
-        return f"1+stack.{self._version}"
 
     def __init__(
         self,
@@ -149,13 +186,14 @@ class CrossEncoderJudge(Judge):
         max_length: int = 128,
         batch_size: int = 32,
         threads: int | None = None,
+        always_run_model: bool = False,
     ) -> None:
         if model_path is None:
             model_path = bundled_model()
             if model_path is None:
                 raise ConfigurationError(
                     "this install carries no bundled model: pass model_path= (a directory made by "
-                    "training/export_onnx.py and benchmarks/fit_stacked.py --write)"
+                    "training/export_onnx.py and benchmarks/fit_default.py --write)"
                 )
         self.model_path = Path(model_path)
         for needed in ("model.onnx", "tokenizer.json"):
@@ -163,40 +201,58 @@ class CrossEncoderJudge(Judge):
                 raise ConfigurationError(
                     f"CrossEncoderJudge: {self.model_path / needed} is missing"
                 )
-        self.stackers: dict[Task, _Stacker] | None = None
-        self.windows: dict[Task, tuple[tuple[int, int], ...]] = dict.fromkeys(Task, DEFAULT_WINDOWS)
+        self.profiles: dict[str, Profile] | None = None
+        self._stack_version = "none"
         stack = self.model_path / "stack.json"
-        if stack.exists():  # absent only while fitting it (benchmarks/fit_stacked.py)
-            meta = json.loads(stack.read_text(encoding="utf-8"))
-            if tuple(meta["features"]) != STACK_FEATURES:
-                raise ConfigurationError(
-                    f"{stack} was fitted on other features; refit it with benchmarks/fit_stacked.py"
-                )
-            self.stackers = {
-                Task(t): _Stacker(w["bias"], tuple(w["coef"])) for t, w in meta["tasks"].items()
-            }
-            for t, spec in meta.get("windows", {}).items():
-                self.windows[Task(t)] = tuple((int(w), int(k)) for w, k in spec)
-            self.default_thresholds = Thresholds(**meta["thresholds"])
-            self._version = str(meta.get("version", "1"))
+        if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
+            self._read_stack(stack)
         self.max_length = max_length
         self.batch_size = batch_size
         self.threads = threads
+        self.always_run_model = always_run_model
         self.heuristic = HeuristicJudge()
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
 
+    def _read_stack(self, stack: Path) -> None:
+        meta = json.loads(stack.read_text(encoding="utf-8"))
+        if str(meta.get("version")) != STACK_VERSION:
+            raise ConfigurationError(
+                f"{stack} has format version {meta.get('version')!r}; this release reads "
+                f"version {STACK_VERSION}: refit it with benchmarks/fit_default.py --write"
+            )
+        try:
+            self.profiles = {
+                name: Profile.from_json(spec) for name, spec in meta["profiles"].items()
+            }
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigurationError(
+                f"{stack} was fitted on other features ({exc}); refit it with "
+                "benchmarks/fit_default.py --write"
+            ) from exc
+        self.default_thresholds = Thresholds(**meta["thresholds"])
+        self._stack_version = STACK_VERSION
+
+    @property
+    def version(self) -> str:  # type: ignore[override]
+        return f"2+stack.{self._stack_version}"
+
     def __repr__(self) -> str:
         return f"CrossEncoderJudge(model_path={str(self.model_path)!r})"
 
     def cache_key(self) -> str:
-        return f"{self.name}:{self.version}:{self.model_path}:{self.max_length}"
+        return (
+            f"{self.name}:{self.version}:{self.model_path}:{self.max_length}:"
+            f"{self.always_run_model}"
+        )
 
     def config(self) -> dict[str, Any]:
         out: dict[str, Any] = {"max_length": self.max_length, "batch_size": self.batch_size}
         if self.model_path != BUNDLED_MODEL:
             out["model_path"] = str(self.model_path)
+        if self.always_run_model:
+            out["always_run_model"] = True
         return out
 
     def _load(self) -> tuple[Any, Any]:
@@ -236,47 +292,6 @@ class CrossEncoderJudge(Judge):
             out.extend(float(1.0 / (1.0 + np.exp(-x))) for x in logits)
         return out
 
-    def sentence_support(
-        self, index: _ContextIndex, sentences: Sequence[str], checkable: Sequence[bool], task: Task
-    ) -> list[float]:
-        """Each sentence's best support over its candidate windows (1.0 when not checked)."""
-        pairs: list[tuple[str, str]] = []
-        owners: list[int] = []
-        for i, (text, check) in enumerate(zip(sentences, checkable)):
-            if not check:
-                continue
-            seen: set[str] = set()
-            for width, count in self.windows[task]:
-                for window in top_windows(index, text, count, width):
-                    if window not in seen:
-                        seen.add(window)
-                        pairs.append((window, text))
-                        owners.append(i)
-        support = [1.0] * len(sentences)
-        best: dict[int, float] = {}
-        for owner, p in zip(owners, self.support(pairs) if pairs else []):
-            best[owner] = max(best.get(owner, 0.0), p)
-        for owner, p in best.items():
-            support[owner] = p
-        return support
-
-    def features(
-        self, request: GroundednessRequest
-    ) -> tuple[list[str], list[SentenceFeatures], list[float]]:
-        """Answer sentences, their heuristic features and their model support."""
-        index, spans, feats = self.heuristic.analyse(request)
-        sentences = [s.text for s in spans]
-        support = self.sentence_support(
-            index, sentences, [f.checkable for f in feats], request.task
-        )
-        return sentences, feats, support
-
-    @staticmethod
-    def stack_vector(feats: Sequence[SentenceFeatures], support: Sequence[float]) -> list[float]:
-        """The stacker's input for a whole answer: heuristic answer vector + model aggregates."""
-        checked = [p for f, p in zip(feats, support) if f.checkable]
-        return [*answer_vector(feats), *model_vector(checked)]
-
     def _heuristic_only(self, request: GroundednessRequest) -> Judgement:
         judgement = self.heuristic.judge(request)
         return judgement.model_copy(
@@ -284,38 +299,73 @@ class CrossEncoderJudge(Judge):
         )
 
     def judge(self, request: GroundednessRequest) -> Judgement:
-        if self.stackers is None:
+        if self.profiles is None:
             raise ConfigurationError(
                 f"{self.model_path / 'stack.json'} is missing: "
-                "fit it with benchmarks/fit_stacked.py"
+                "fit it with benchmarks/fit_default.py --write"
             )
-        stacker = self.stackers.get(request.task)
-        if stacker is None:
-            # stack.json leaves this task to the heuristic (the model did not help it on dev)
+        profile = self.profiles.get(profile_of(request)) or self.profiles.get(request.task.value)
+        if profile is None:
+            # stack.json leaves this task to the heuristic
             return self._heuristic_only(request)
         index, spans, feats = self.heuristic.analyse(request)
         if not any(f.checkable for f in feats):
-            # nothing for the model to score (e.g. an answer that only asks a question)
+            # nothing to score (e.g. an answer that only asks a question)
             return self._heuristic_only(request)
-        sentences = [s.text for s in spans]
-        support = self.sentence_support(
-            index, sentences, [f.checkable for f in feats], request.task
+        words = context_words(request)
+        plain = plain_missing([s.text for s in spans], given_tokens(request))
+        lexical = lexical_vector(feats, request.answer, words, plain)
+        overall = profile.lexical.score(lexical)
+        support: dict[int, float] = {}
+        if profile.model is not None and (self.always_run_model or profile.runs_model(overall)):
+            support = self._weakest_support(index, spans, feats, request.task, profile.sentences)
+            overall = profile.model.score([*lexical, *model_vector(list(support.values()))])
+        for f in feats:
+            if f.checkable:
+                overall = self.heuristic._cap(overall, f)
+        scores = self._sentence_scores(
+            profile, spans, feats, words, given_tokens(request), support
         )
-        overall = 1.0
-        if any(f.checkable or f.values["opens_with_question"] for f in feats):
-            overall = stacker.score(self.stack_vector(feats, support))
-            for f in feats:
-                if f.checkable:
-                    overall = self.heuristic._cap(overall, f)
+        notes = [
+            f"the model's support: {support[i]:.2f}" if i in support else ""
+            for i in range(len(spans))
+        ]
+        return self.heuristic.judgement(request, index, spans, feats, overall, scores, notes)
+
+    def _weakest_support(
+        self,
+        index: _ContextIndex,
+        spans: Sequence[Span],
+        feats: Sequence[SentenceFeatures],
+        task: Task,
+        count: int,
+    ) -> dict[int, float]:
+        """The model's support for the ``count`` lexically weakest checked sentences."""
+        checked = [i for i, f in enumerate(feats) if f.checkable]
+        weakest = sorted(checked, key=lambda i: (self.heuristic.sentence_score(feats[i], task), i))
+        chosen = weakest[:count]
+        pairs = [((run_time_premises(index, spans[i].text) or [""])[0], spans[i].text) for i in chosen]
+        return dict(zip(chosen, self.support(pairs)))
+
+    def _sentence_scores(
+        self,
+        profile: Profile,
+        spans: Sequence[Span],
+        feats: Sequence[SentenceFeatures],
+        words: int,
+        given: frozenset[str],
+        support: dict[int, float],
+    ) -> list[float]:
+        """Each sentence judged alone by the same stackers (1.0 when there is nothing to check)."""
         scores = []
-        for f, p in zip(feats, support):
+        for i, (span, f) in enumerate(zip(spans, feats)):
             if not f.checkable and not f.values["opens_with_question"]:
                 scores.append(1.0)
                 continue
-            model = model_vector([p]) if f.checkable else model_vector([])
-            scores.append(self.heuristic._cap(stacker.score([*f.vector(), *model]), f))
-        notes = [
-            f"the model's support: {p:.2f}" if f.checkable else "" for f, p in zip(feats, support)
-        ]
-        judgement = self.heuristic.judgement(request, index, spans, feats, overall, scores, notes)
-        return judgement
+            lexical = lexical_vector([f], span.text, words, plain_missing([span.text], given))
+            if i in support and profile.model is not None:
+                score = profile.model.score([*lexical, *model_vector([support[i]])])
+            else:
+                score = profile.lexical.score(lexical)
+            scores.append(self.heuristic._cap(score, f) if f.checkable else score)
+        return scores

@@ -32,7 +32,8 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..models import Domain, Evidence, GroundednessRequest, SentenceJudgement, Task, Verdict
 from ..text import Span, fold, split_sentences, stem, word_spans
-from ._records import is_record, record_units
+from ._lexicon import OPPOSITE_PAIRS
+from ._records import field_conflicts, is_record, record_units, yes_no_fields
 from .base import Judge, Judgement, Thresholds
 
 __all__ = [
@@ -213,6 +214,9 @@ DEFAULT_WEIGHTS: dict[Task, HeuristicWeights] = {
 }
 #: A figure that matches nothing in the context caps the sentence's score here (below the cut).
 FIGURE_CAP = 0.3
+#: A sentence that uses a word where its well-matched supporting window uses the opposite
+#: ("west" / "east", "increased" / "decreased") is capped here, below the cut.
+OPPOSITE_CAP = 0.3
 #: Medical domain: a sentence whose negation the well-matched supporting window does not share.
 #: (In the Generic domain a flip is only reported: capping there cost 1-4 points of balanced
 #: accuracy on every development set, because unrelated negations in the window trigger it.)
@@ -325,6 +329,8 @@ class _ContextIndex:
     triples: frozenset[tuple[str, str, str]]
     idf: dict[str, float]
     surface: dict[str, str]
+    #: yes/no fields of JSON-record passages (see ``_records.yes_no_fields``)
+    fields: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
 
 
 def _index_context(context: Sequence[str]) -> _ContextIndex:
@@ -335,8 +341,12 @@ def _index_context(context: Sequence[str]) -> _ContextIndex:
     figures: set[str] = set()
     df: Counter[str] = Counter()
     surface: dict[str, str] = {}
+    fields: list[tuple[tuple[str, ...], bool]] = []
     for p, passage in enumerate(context):
-        units = record_units(passage) if is_record(passage) else split_sentences(passage)
+        record = is_record(passage)
+        if record:
+            fields.extend(yes_no_fields(passage))
+        units = record_units(passage) if record else split_sentences(passage)
         for span in units:
             tokens = _analyse(span.text)
             stems = frozenset(tokens.stems)
@@ -369,6 +379,7 @@ def _index_context(context: Sequence[str]) -> _ContextIndex:
         triples=frozenset(triples),
         idf={s: math.log(1 + n / c) for s, c in df.items()},
         surface=surface,
+        fields=fields,
     )
 
 
@@ -395,6 +406,10 @@ class SentenceFeatures:
     medical_violation: bool = False
     figure_mismatch: bool = False
     negation_flip: bool = False
+    #: (the sentence's word, the opposite its supporting window says instead)
+    opposites: list[tuple[str, str]] = field(default_factory=list)
+    #: yes/no fields of a JSON record that the sentence states the opposite of
+    field_conflicts: list[str] = field(default_factory=list)
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
@@ -429,6 +444,61 @@ def _best_window(index: _ContextIndex, stems: set[str], width: int = 3) -> _Wind
         negated=any(s.negated for s in chosen),
         coverage=sum(weights[s] for s in stems & stems_w) / total,
     )
+
+
+def _opposite_index() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for a, b in OPPOSITE_PAIRS:
+        out.setdefault(stem(a), set()).add(stem(b))
+        out.setdefault(stem(b), set()).add(stem(a))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_OPPOSITES: dict[str, frozenset[str]] | None = None
+#: How many words either side of an opposite must share a content word with the window's.
+_OPPOSITE_REACH = 3
+
+
+def _near(words: Sequence[str], i: int) -> set[str]:
+    """Content stems within :data:`_OPPOSITE_REACH` words of position ``i``."""
+    lo, hi = max(0, i - _OPPOSITE_REACH), i + _OPPOSITE_REACH + 1
+    return {
+        stem(w)
+        for j, w in enumerate(words[lo:hi], lo)
+        if j != i and w not in STOPWORDS and w not in NEGATIONS and len(w) > 1
+    }
+
+
+def _opposites(
+    words: Sequence[str], window_words: Sequence[str], context_words: frozenset[str]
+) -> list[tuple[str, str]]:
+    """Words of a sentence that its supporting window contradicts with their opposite.
+
+    The word is nowhere in the context, its opposite is in the window but not in the sentence,
+    and both stand next to a shared content word ("sales *decreased*" / "sales *increased*"),
+    so that an opposite used about something else does not count.
+    """
+    global _OPPOSITES
+    if _OPPOSITES is None:
+        _OPPOSITES = _opposite_index()
+    sentence_stems = [stem(w) for w in words]
+    window_stems = [stem(w) for w in window_words]
+    context_stems = {stem(w) for w in context_words}
+    out = []
+    seen: set[str] = set()
+    for i, s in enumerate(sentence_stems):
+        opposite = _OPPOSITES.get(s)
+        if not opposite or s in context_stems or s in seen:
+            continue
+        seen.add(s)
+        if opposite & set(sentence_stems):
+            continue  # "rocks are larger, stones smaller": both sides are stated
+        near = _near(words, i)
+        for j, o in enumerate(window_stems):
+            if o in opposite and near & _near(window_words, j):
+                out.append((words[i], window_words[j]))
+                break
+    return out
 
 
 def _closest_figure(figure: str, candidates: Iterable[str]) -> str | None:
@@ -535,6 +605,16 @@ def sentence_features(
             if tokens.negated
             else "the context states the opposite (it is negated there)"
         )
+    if window is not None and window.coverage >= 0.5:
+        window_text = " ".join(s.text for s in index.sentences[window.first : window.last + 1])
+        feats.opposites = _opposites(tokens.words, _analyse(window_text).words, index.words)
+        for said, instead in feats.opposites:
+            feats.reasons.append(f"it says '{said}' where the context says '{instead}'")
+            feats.unsupported.append(said)
+    if index.fields:
+        feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS)
+        for name in feats.field_conflicts:
+            feats.reasons.append(f"the record's field '{name}' says the opposite")
     if echoed:
         feats.reasons.append(
             "it repeats words of the question ("
@@ -613,6 +693,8 @@ class HeuristicJudge(Judge):
             return min(score, MEDICAL_CAP)
         if feats.figure_mismatch:
             return min(score, FIGURE_CAP)
+        if feats.opposites:
+            return min(score, OPPOSITE_CAP)
         if feats.negation_flip:
             return min(score, NEGATION_CAP)
         return score

@@ -1,0 +1,272 @@
+"""Fit the default judge's stackers and measure them in grouped cross-validation.
+
+    python benchmarks/fit_default.py --model MODEL_DIR [--fold-models DIR0 DIR1] [--write]
+
+Data: ``../shared/data/dev.jsonl`` and ``../shared/data/rag_dev.jsonl``. The judge picks one
+*profile* per request: ``QnA``, ``Summarization``, or ``Summarization:record`` (the context is a
+JSON record, as in data-to-text). Each profile has two stackers (:class:`Stacker`):
+
+1. ``lexical``, over :data:`LEXICAL_FEATURES` (no model run, about a millisecond);
+2. ``model``, over the lexical features and :data:`MODEL_FEATURES` from the cross-encoder run on
+   the ``sentences`` lexically weakest answer sentences; used only when the lexical score falls
+   inside the profile's ``band``, which keeps most checks free of model runs.
+
+Every figure printed is out-of-fold: 5-fold cross-validation grouped by context (records that
+share a context, e.g. six LLM answers to one article, stay in one fold), balanced accuracy per
+group with notSure counted as notGrounded. Where the model was fine-tuned on ``rag_dev.jsonl``
+(``--fold-models``: the model that left fold k out scores fold k's records, see
+``training/run_in_domain.sh``) the rag_dev figures stay out-of-sample for the model too.
+The band and the number of sentences are chosen per profile on the cross-validated figures,
+among settings whose share of model runs stays under ``--max-model-share``.
+``--write`` puts the stackers, fitted on all records, into MODEL_DIR/stack.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _records import context_key, group_of, load, model_supports  # noqa: E402
+
+from ground_integrations import GroundednessChecker  # noqa: E402
+from ground_integrations.judges._features import (  # noqa: E402
+    LEXICAL_FEATURES,
+    MODEL_FEATURES,
+    Stacker,
+    lexical_vector,
+    model_vector,
+    plain_missing,
+)
+from ground_integrations.judges.cross_encoder import (  # noqa: E402
+    context_words,
+    given_tokens,
+    profile_of,
+)
+from ground_integrations.judges.heuristic import HeuristicJudge  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+SENTENCES = (1, 2, 3, 100)
+CUTS = [c / 100 for c in range(20, 81, 2)]
+BANDS = [(0.0, 0.0), (0.3, 0.7), (0.2, 0.8), (0.1, 0.9), (0.0, 1.0)]
+
+
+def features(records: list[dict]) -> list[dict]:
+    heuristic = HeuristicJudge()
+    checker = GroundednessChecker(heuristic)
+    out = []
+    for r in records:
+        request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
+        index, spans, feats = heuristic.analyse(request)
+        words = context_words(request)
+        scores = [heuristic.sentence_score(f, request.task) for f in feats if f.checkable]
+        plain = plain_missing([s.text for s in spans], given_tokens(request))
+        out.append(
+            {
+                "lexical": lexical_vector(feats, request.answer, words, plain),
+                # checked sentences, weakest (by the heuristic) first
+                "order": sorted(range(len(scores)), key=lambda i: (scores[i], i)),
+                "profile": profile_of(request),
+                # a hard check caps the judge's score below the cut whatever the stackers say
+                "hard": any(f.checkable and heuristic._cap(1.0, f) < 0.45 for f in feats),
+                "opposites": any(f.checkable and f.opposites for f in feats),
+            }
+        )
+    return out
+
+
+def balanced_accuracy(y: np.ndarray, flagged: np.ndarray) -> float:
+    """Mean recall of the two classes; nan when the records hold only one class."""
+    if (y == 1).sum() == 0 or (y == 0).sum() == 0:
+        return float("nan")
+    return float(0.5 * (flagged[y == 1].mean() + (~flagged[y == 0]).mean()))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", type=Path, required=True)
+    ap.add_argument("--fold-models", type=Path, nargs=2, default=None)
+    ap.add_argument("--C", type=float, default=1.0)
+    ap.add_argument("--C-grid", type=float, nargs="+", default=[0.03, 0.1, 0.3, 1.0])
+    ap.add_argument("--max-model-share", type=float, default=0.45)
+    ap.add_argument(
+        "--group-weight",
+        action="append",
+        default=[],
+        metavar="GROUP=W",
+        help="weight of a group in fitting (default 1 each; e.g. summedits:Summarization=0.3)",
+    )
+    ap.add_argument(
+        "--no-cut",
+        action="store_true",
+        help="keep the cut at P=0.5 instead of choosing it on each fold's training records",
+    )
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args()
+    from rag_data import fold_of
+
+    dev, rag = load(DATA / "dev.jsonl"), load(DATA / "rag_dev.jsonl")
+    records = dev + rag
+    start = time.perf_counter()
+    rows = features(records)
+    support = model_supports(dev, args.model, "dev")
+    if args.fold_models:
+        by_fold = [model_supports(rag, m, f"rag-fold{k}") for k, m in enumerate(args.fold_models)]
+        support += [by_fold[fold_of(r, 2)][i] for i, r in enumerate(rag)]
+    else:
+        support += model_supports(rag, args.model, "rag")
+    print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")
+    y = np.array([int(r["label"] == "notGrounded") for r in records])
+    group = np.array([group_of(r) for r in records])
+    ctx = np.array([context_key(r) for r in records])
+    profile = np.array([row["profile"] for row in rows])
+    L = np.array([row["lexical"] for row in rows])
+    hard = np.array([row["hard"] for row in rows])
+    opposite = np.array([row["opposites"] for row in rows])
+
+    def model_part(k: int) -> np.ndarray:
+        return np.array(
+            [model_vector([s[i] for i in row["order"][:k]]) for row, s in zip(rows, support)]
+        )
+
+    # weights: each group counts the same, each class half of its group
+    w = np.ones(len(y))
+    weights = {k: float(v) for k, v in (gw.split("=") for gw in args.group_weight)}
+    for g in set(group):
+        for c in (0, 1):
+            m = (group == g) & (y == c)
+            w[m] = weights.get(g, 1.0) / max(1, m.sum())
+    w *= len(y) / w.sum()
+
+    C = args.C
+    tune_cut = not args.no_cut
+
+    def best_cut(p: np.ndarray, idx: np.ndarray) -> float:
+        """The cut on P(notGrounded) with the best mean balanced accuracy over the groups of
+        ``idx`` (chosen on training records only)."""
+        gs = sorted(set(group[idx]))
+
+        def mean_ba(c: float) -> float:
+            return float(np.nanmean([
+                balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= c)[group[idx] == g])
+                for g in gs
+            ]))
+
+        return max(CUTS, key=lambda c: (round(mean_ba(c), 4), -abs(c - 0.5)))
+
+    def shift(p: np.ndarray, cut: float) -> np.ndarray:
+        """Move the cut to 0.5 (the same as lowering the model's intercept by logit(cut))."""
+        z = np.log(np.clip(p, 1e-9, 1 - 1e-9) / np.clip(1 - p, 1e-9, 1))
+        return 1 / (1 + np.exp(-(z - np.log(cut / (1 - cut)))))
+
+    def oof(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Out-of-fold P(notGrounded) for the records ``idx``, grouped by context, each fold's
+        cut (chosen on its training records) moved to 0.5."""
+        p = np.zeros(len(y))
+        for tr, te in GroupKFold(n_splits=5).split(idx, groups=ctx[idx]):
+            mu, sd = X[idx[tr]].mean(0), X[idx[tr]].std(0) + 1e-9
+            m = LogisticRegression(C=C, max_iter=5000).fit(
+                (X[idx[tr]] - mu) / sd, y[idx[tr]], sample_weight=w[idx[tr]]
+            )
+            inside = np.zeros(len(y))
+            inside[idx[tr]] = m.predict_proba((X[idx[tr]] - mu) / sd)[:, 1]
+            cut = best_cut(inside, idx[tr]) if tune_cut else 0.5
+            p[idx[te]] = shift(m.predict_proba((X[idx[te]] - mu) / sd)[:, 1], cut)
+        return p
+
+    def oof_with(X: np.ndarray, idx: np.ndarray, c: float) -> np.ndarray:
+        nonlocal C
+        saved, C = C, c
+        try:
+            return oof(X, idx)
+        finally:
+            C = saved
+
+    def fit(X: np.ndarray, idx: np.ndarray, names: tuple[str, ...]) -> Stacker:
+        mu, sd = X[idx].mean(0), X[idx].std(0) + 1e-9
+        m = LogisticRegression(C=C, max_iter=5000).fit(
+            (X[idx] - mu) / sd, y[idx], sample_weight=w[idx]
+        )
+        inside = np.zeros(len(y))
+        inside[idx] = m.predict_proba((X[idx] - mu) / sd)[:, 1]
+        cut = best_cut(inside, idx) if tune_cut else 0.5
+        bias = float(m.intercept_[0]) - float(np.log(cut / (1 - cut)))
+        return Stacker(names, bias, tuple(map(float, m.coef_[0])),
+                       tuple(map(float, mu)), tuple(map(float, sd)))
+
+    final_pred = np.zeros(len(y), bool)
+    runs = np.zeros(len(y), int)
+    stack: dict[str, dict] = {}
+    for prof in sorted(set(profile)):
+        idx = np.where(profile == prof)[0]
+        groups = sorted(set(group[idx]))
+
+        def mean_ba(p: np.ndarray, idx: np.ndarray = idx, groups: list = groups) -> float:
+            return float(np.nanmean([balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= 0.5)[group[idx] == g]) for g in groups]))
+
+        # regularisation per profile, chosen on the lexical stage's cross-validated figures
+        C = max(args.C_grid, key=lambda c: (round(mean_ba(oof_with(L, idx, c)), 3), -c))
+        print(f"\n== profile {prof}: C={C}")
+        lex = oof(L, idx)
+        print(f"\n== profile {prof}: {len(idx)} records, groups {', '.join(groups)}")
+        table = {}
+        for k in SENTENCES:
+            M = model_part(k)
+            full = oof(np.hstack([L, M]), idx)
+            for lo, hi in BANDS:
+                use = (lex >= lo) & (lex <= hi) if hi > lo else np.zeros(len(y), bool)
+                p = np.where(hard, np.maximum(np.where(use, full, lex), 0.7), np.where(use, full, lex))
+                bas = {g: balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= 0.5)[group[idx] == g]) for g in groups}
+                share = float(use[idx].mean())
+                pairs = float(np.mean([min(k, len(rows[i]["order"])) * use[i] for i in idx]))
+                table[(k, lo, hi)] = (float(np.nanmean(list(bas.values()))), share, pairs, bas, p, use)
+                print(f"  k={k:3d} band {lo:.1f}-{hi:.1f}: mean {table[(k, lo, hi)][0]:.3f} "
+                      f"model share {share:.2f} pairs/check {pairs:4.1f}  "
+                      + "  ".join(f"{g} {v:.3f}" for g, v in bas.items()))
+        allowed = {key: v for key, v in table.items() if v[1] <= args.max_model_share}
+        best_key = max(allowed, key=lambda key: (round(allowed[key][0], 3), -allowed[key][2]))
+        k, lo, hi = best_key
+        mean, share, pairs, bas, p, use = allowed[best_key]
+        print(f"  chosen: k={k} band {lo}-{hi} (mean {mean:.3f}, model share {share:.2f})")
+        final_pred[idx] = p[idx] >= 0.5
+        runs[idx] = use[idx]
+        entry: dict = {"lexical": fit(L, idx, LEXICAL_FEATURES).to_json()}
+        if hi > lo:
+            entry["model"] = fit(np.hstack([L, model_part(k)]), idx,
+                                 (*LEXICAL_FEATURES, *MODEL_FEATURES)).to_json()
+            entry["band"] = [lo, hi]
+            entry["sentences"] = k
+        stack[prof] = entry
+
+    print("\n== the opposite-word check alone (records it flags, and their labels)")
+    for g in sorted(set(group)):
+        sel = (group == g) & opposite
+        print(f"{g:34s} flagged {sel.sum():4d}  of which notGrounded {y[sel].sum():4d}")
+    print("\n== the default judge, out-of-fold, per group (notSure counted as notGrounded)")
+    print(f"{'group':34s} {'n':>5s} {'balanced acc':>12s} {'model runs':>10s}")
+    for g in sorted(set(group)):
+        sel = group == g
+        print(f"{g:34s} {sel.sum():5d} {balanced_accuracy(y[sel], final_pred[sel]):12.3f} {runs[sel].mean():10.2f}")
+    if args.write:
+        out = args.model / "stack.json"
+        meta = {
+            "version": "3",
+            "lexical_features": list(LEXICAL_FEATURES),
+            "model_features": list(MODEL_FEATURES),
+            "profiles": stack,
+            "thresholds": {"grounded": 0.5, "not_grounded": 0.45},
+        }
+        out.write_text(json.dumps(meta, indent=1) + "\n")
+        print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
