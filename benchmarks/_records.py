@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ground_integrations import GroundednessChecker
-from ground_integrations.judges.cross_encoder import CrossEncoderJudge, run_time_premises
+from ground_integrations.judges.cross_encoder import CrossEncoderJudge, top_windows
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
@@ -34,26 +34,38 @@ def load(path: str | Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def model_supports(records: list[dict], model_dir: Path, tag: str) -> list[list[float]]:
-    """The model's support for each checked sentence of each record (run-time premises)."""
+#: Window specs measured: (sentences per window, how many windows), see ``top_windows``.
+SPECS = ((3, 1), (1, 3))
+
+
+def model_supports(records: list[dict], model_dir: Path, tag: str) -> list[list[dict]]:
+    """For each record, for each checked sentence, the model's best support per window spec
+    (keys ``"3x1"``, ``"1x3"``)."""
     digest = hashlib.sha1((model_dir / "model.onnx").read_bytes()).hexdigest()[:12]
     names = "|".join(r["id"] for r in records)
-    key = hashlib.sha1(f"{digest}:{tag}:{names}".encode()).hexdigest()[:16]
+    key = hashlib.sha1(f"{digest}:{tag}:{names}:{SPECS}".encode()).hexdigest()[:16]
     path = CACHE / f"support-{tag}-{key}.json"
     if path.exists():
         return json.loads(path.read_text())
     judge = CrossEncoderJudge(model_dir, threads=1)
     checker = GroundednessChecker(judge)
-    out: list[list[float]] = []
+    out: list[list[dict]] = []
     for r in records:
         request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
         index, spans, feats = judge.heuristic.analyse(request)
-        pairs = [
-            ((run_time_premises(index, s.text) or [""])[0], s.text)
-            for s, f in zip(spans, feats)
-            if f.checkable
-        ]
-        out.append(judge.support(pairs) if pairs else [])
+        pairs: list[tuple[str, str]] = []
+        owners: list[tuple[int, str]] = []
+        checked = [s for s, f in zip(spans, feats) if f.checkable]
+        for i, span in enumerate(checked):
+            for width, count in SPECS:
+                for window in top_windows(index, span.text, count, width) or [""]:
+                    pairs.append((window, span.text))
+                    owners.append((i, f"{width}x{count}"))
+        probs = judge.support(pairs) if pairs else []
+        best: list[dict] = [{} for _ in checked]
+        for (i, spec), p in zip(owners, probs):
+            best[i][spec] = max(best[i].get(spec, 0.0), p)
+        out.append(best)
     CACHE.mkdir(exist_ok=True)
     path.write_text(json.dumps(out))
     return out

@@ -30,14 +30,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
+from scipy.optimize import minimize
 from sklearn.model_selection import GroupKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _records import context_key, group_of, load, model_supports  # noqa: E402
-
-from ground_integrations import GroundednessChecker  # noqa: E402
-from ground_integrations.judges._features import (  # noqa: E402
+from _records import context_key, group_of, load, model_supports
+from ground_integrations import GroundednessChecker
+from ground_integrations.judges._features import (
     LEXICAL_FEATURES,
     MODEL_FEATURES,
     Stacker,
@@ -45,15 +44,18 @@ from ground_integrations.judges._features import (  # noqa: E402
     model_vector,
     plain_missing,
 )
-from ground_integrations.judges.cross_encoder import (  # noqa: E402
+from ground_integrations.judges.cross_encoder import (
     context_words,
     given_tokens,
     profile_of,
 )
-from ground_integrations.judges.heuristic import HeuristicJudge  # noqa: E402
+from ground_integrations.judges.heuristic import HeuristicJudge
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SENTENCES = (1, 2, 3, 100)
+WINDOW_SETS = [("3x1",), ("1x3",), ("3x1", "1x3")]
+#: Features whose direction is not known in advance; every other one may only add badness.
+FREE_SIGN = frozenset({"context_words", "meta"})
 CUTS = [c / 100 for c in range(20, 81, 2)]
 BANDS = [(0.0, 0.0), (0.3, 0.7), (0.2, 0.8), (0.1, 0.9), (0.0, 1.0)]
 
@@ -64,7 +66,7 @@ def features(records: list[dict]) -> list[dict]:
     out = []
     for r in records:
         request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
-        index, spans, feats = heuristic.analyse(request)
+        _, spans, feats = heuristic.analyse(request)
         words = context_words(request)
         scores = [heuristic.sentence_score(f, request.task) for f in feats if f.checkable]
         plain = plain_missing([s.text for s in spans], given_tokens(request))
@@ -80,6 +82,41 @@ def features(records: list[dict]) -> list[dict]:
             }
         )
     return out
+
+
+class MonotoneLogistic:
+    """Weighted L2 logistic regression whose coefficients have a fixed sign where asked.
+
+    A "badness" feature (a share of missing words, a contradicted figure...) may only push
+    towards notGrounded: its coefficient is kept >= 0, so that no data set can teach the judge
+    that an answer becomes more grounded as more of it is missing from the context (SummEdits
+    would: its edits keep every word). Features of unknown direction (sizes) are free.
+    """
+
+    def __init__(self, C: float, nonneg: np.ndarray) -> None:
+        self.C, self.nonneg = C, nonneg
+
+    def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray) -> MonotoneLogistic:
+        n, d = X.shape
+        w = sample_weight / sample_weight.sum() * n
+
+        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            z = X @ theta[:d] + theta[d]
+            p = 1 / (1 + np.exp(-z))
+            ll = np.sum(w * (np.logaddexp(0, z) - y * z))
+            g = w * (p - y)
+            reg = 0.5 / self.C * float(theta[:d] @ theta[:d])
+            grad = np.concatenate([X.T @ g + theta[:d] / self.C, [g.sum()]])
+            return ll + reg, grad
+
+        bounds = [(0.0, None) if m else (None, None) for m in self.nonneg] + [(None, None)]
+        res = minimize(loss, np.zeros(d + 1), jac=True, method="L-BFGS-B", bounds=bounds)
+        self.coef_, self.intercept_ = res.x[None, :d], res.x[d:]
+        return self
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        p = 1 / (1 + np.exp(-(X @ self.coef_[0] + self.intercept_[0])))
+        return np.stack([1 - p, p], axis=1)
 
 
 def balanced_accuracy(y: np.ndarray, flagged: np.ndarray) -> float:
@@ -108,6 +145,7 @@ def main() -> int:
         action="store_true",
         help="keep the cut at P=0.5 instead of choosing it on each fold's training records",
     )
+    ap.add_argument("--verbose", action="store_true", help="print every band tried")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     from rag_data import fold_of
@@ -131,9 +169,14 @@ def main() -> int:
     hard = np.array([row["hard"] for row in rows])
     opposite = np.array([row["opposites"] for row in rows])
 
-    def model_part(k: int) -> np.ndarray:
+    def model_part(k: int, ws: tuple[str, ...]) -> np.ndarray:
+        """Model features from the ``k`` lexically weakest sentences, each sentence's support
+        the best over the window specs ``ws``."""
         return np.array(
-            [model_vector([s[i] for i in row["order"][:k]]) for row, s in zip(rows, support)]
+            [
+                model_vector([max(s[i][spec] for spec in ws) for i in row["order"][:k]])
+                for row, s in zip(rows, support)
+            ]
         )
 
     # weights: each group counts the same, each class half of its group
@@ -146,6 +189,11 @@ def main() -> int:
     w *= len(y) / w.sum()
 
     C = args.C
+
+    def nonneg_for(X: np.ndarray) -> np.ndarray:
+        names = (*LEXICAL_FEATURES, *MODEL_FEATURES)[: X.shape[1]]
+        return np.array([n not in FREE_SIGN for n in names])
+
     tune_cut = not args.no_cut
 
     def best_cut(p: np.ndarray, idx: np.ndarray) -> float:
@@ -154,10 +202,14 @@ def main() -> int:
         gs = sorted(set(group[idx]))
 
         def mean_ba(c: float) -> float:
-            return float(np.nanmean([
-                balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= c)[group[idx] == g])
-                for g in gs
-            ]))
+            return float(
+                np.nanmean(
+                    [
+                        balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= c)[group[idx] == g])
+                        for g in gs
+                    ]
+                )
+            )
 
         return max(CUTS, key=lambda c: (round(mean_ba(c), 4), -abs(c - 0.5)))
 
@@ -172,7 +224,7 @@ def main() -> int:
         p = np.zeros(len(y))
         for tr, te in GroupKFold(n_splits=5).split(idx, groups=ctx[idx]):
             mu, sd = X[idx[tr]].mean(0), X[idx[tr]].std(0) + 1e-9
-            m = LogisticRegression(C=C, max_iter=5000).fit(
+            m = MonotoneLogistic(C, nonneg_for(X)).fit(
                 (X[idx[tr]] - mu) / sd, y[idx[tr]], sample_weight=w[idx[tr]]
             )
             inside = np.zeros(len(y))
@@ -191,15 +243,14 @@ def main() -> int:
 
     def fit(X: np.ndarray, idx: np.ndarray, names: tuple[str, ...]) -> Stacker:
         mu, sd = X[idx].mean(0), X[idx].std(0) + 1e-9
-        m = LogisticRegression(C=C, max_iter=5000).fit(
-            (X[idx] - mu) / sd, y[idx], sample_weight=w[idx]
-        )
+        m = MonotoneLogistic(C, nonneg_for(X)).fit((X[idx] - mu) / sd, y[idx], sample_weight=w[idx])
         inside = np.zeros(len(y))
         inside[idx] = m.predict_proba((X[idx] - mu) / sd)[:, 1]
         cut = best_cut(inside, idx) if tune_cut else 0.5
         bias = float(m.intercept_[0]) - float(np.log(cut / (1 - cut)))
-        return Stacker(names, bias, tuple(map(float, m.coef_[0])),
-                       tuple(map(float, mu)), tuple(map(float, sd)))
+        return Stacker(
+            names, bias, tuple(map(float, m.coef_[0])), tuple(map(float, mu)), tuple(map(float, sd))
+        )
 
     final_pred = np.zeros(len(y), bool)
     runs = np.zeros(len(y), int)
@@ -209,7 +260,14 @@ def main() -> int:
         groups = sorted(set(group[idx]))
 
         def mean_ba(p: np.ndarray, idx: np.ndarray = idx, groups: list = groups) -> float:
-            return float(np.nanmean([balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= 0.5)[group[idx] == g]) for g in groups]))
+            return float(
+                np.nanmean(
+                    [
+                        balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= 0.5)[group[idx] == g])
+                        for g in groups
+                    ]
+                )
+            )
 
         # regularisation per profile, chosen on the lexical stage's cross-validated figures
         C = max(args.C_grid, key=lambda c: (round(mean_ba(oof_with(L, idx, c)), 3), -c))
@@ -217,32 +275,54 @@ def main() -> int:
         lex = oof(L, idx)
         print(f"\n== profile {prof}: {len(idx)} records, groups {', '.join(groups)}")
         table = {}
-        for k in SENTENCES:
-            M = model_part(k)
+        for k, ws in ((k, ws) for k in SENTENCES for ws in WINDOW_SETS):
+            M = model_part(k, ws)
             full = oof(np.hstack([L, M]), idx)
             for lo, hi in BANDS:
                 use = (lex >= lo) & (lex <= hi) if hi > lo else np.zeros(len(y), bool)
-                p = np.where(hard, np.maximum(np.where(use, full, lex), 0.7), np.where(use, full, lex))
-                bas = {g: balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= 0.5)[group[idx] == g]) for g in groups}
+                p = np.where(
+                    hard, np.maximum(np.where(use, full, lex), 0.7), np.where(use, full, lex)
+                )
+                bas = {
+                    g: balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= 0.5)[group[idx] == g])
+                    for g in groups
+                }
                 share = float(use[idx].mean())
                 pairs = float(np.mean([min(k, len(rows[i]["order"])) * use[i] for i in idx]))
-                table[(k, lo, hi)] = (float(np.nanmean(list(bas.values()))), share, pairs, bas, p, use)
-                print(f"  k={k:3d} band {lo:.1f}-{hi:.1f}: mean {table[(k, lo, hi)][0]:.3f} "
-                      f"model share {share:.2f} pairs/check {pairs:4.1f}  "
-                      + "  ".join(f"{g} {v:.3f}" for g, v in bas.items()))
+                pairs *= sum(int(spec.split("x")[1]) for spec in ws)
+                table[(k, ws, lo, hi)] = (
+                    float(np.nanmean(list(bas.values()))),
+                    share,
+                    pairs,
+                    bas,
+                    p,
+                    use,
+                )
+                if args.verbose or (lo, hi) in ((0.0, 0.0), (0.0, 1.0)):
+                    print(
+                        f"  k={k:3d} {'+'.join(ws):7s} band {lo:.1f}-{hi:.1f}: mean {table[(k, ws, lo, hi)][0]:.3f} "
+                        f"model share {share:.2f} pairs/check {pairs:4.1f}  "
+                        + "  ".join(f"{g} {v:.3f}" for g, v in bas.items())
+                    )
         allowed = {key: v for key, v in table.items() if v[1] <= args.max_model_share}
         best_key = max(allowed, key=lambda key: (round(allowed[key][0], 3), -allowed[key][2]))
-        k, lo, hi = best_key
+        k, ws, lo, hi = best_key
         mean, share, pairs, bas, p, use = allowed[best_key]
-        print(f"  chosen: k={k} band {lo}-{hi} (mean {mean:.3f}, model share {share:.2f})")
+        print(
+            f"  chosen: k={k} windows {'+'.join(ws)} band {lo}-{hi} (mean {mean:.3f}, "
+            f"model share {share:.2f}, model pairs per check {pairs:.1f}): "
+            + "  ".join(f"{g} {v:.3f}" for g, v in bas.items())
+        )
         final_pred[idx] = p[idx] >= 0.5
         runs[idx] = use[idx]
         entry: dict = {"lexical": fit(L, idx, LEXICAL_FEATURES).to_json()}
         if hi > lo:
-            entry["model"] = fit(np.hstack([L, model_part(k)]), idx,
-                                 (*LEXICAL_FEATURES, *MODEL_FEATURES)).to_json()
+            entry["model"] = fit(
+                np.hstack([L, model_part(k, ws)]), idx, (*LEXICAL_FEATURES, *MODEL_FEATURES)
+            ).to_json()
             entry["band"] = [lo, hi]
             entry["sentences"] = k
+            entry["windows"] = [[int(x) for x in spec.split("x")] for spec in ws]
         stack[prof] = entry
 
     print("\n== the opposite-word check alone (records it flags, and their labels)")
@@ -253,7 +333,9 @@ def main() -> int:
     print(f"{'group':34s} {'n':>5s} {'balanced acc':>12s} {'model runs':>10s}")
     for g in sorted(set(group)):
         sel = group == g
-        print(f"{g:34s} {sel.sum():5d} {balanced_accuracy(y[sel], final_pred[sel]):12.3f} {runs[sel].mean():10.2f}")
+        print(
+            f"{g:34s} {sel.sum():5d} {balanced_accuracy(y[sel], final_pred[sel]):12.3f} {runs[sel].mean():10.2f}"
+        )
     if args.write:
         out = args.model / "stack.json"
         meta = {

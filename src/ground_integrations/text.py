@@ -203,13 +203,97 @@ def fold(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch) and ch not in "ʻ'’")
 
 
+#: Irregular verb forms Porter's rules cannot reach ("wrote", "written" -> "write"): an answer
+#: may say "was written" where the question asked "who wrote".
+_IRREGULAR = {
+    form: base
+    for base, forms in {
+        "be": "was were been being is are am",
+        "begin": "began begun",
+        "break": "broke broken",
+        "bring": "brought",
+        "build": "built",
+        "buy": "bought",
+        "catch": "caught",
+        "choose": "chose chosen",
+        "come": "came",
+        "do": "did done does",
+        "draw": "drew drawn",
+        "drink": "drank drunk",
+        "drive": "drove driven",
+        "eat": "ate eaten",
+        "fall": "fell fallen",
+        "feel": "felt",
+        "fight": "fought",
+        "find": "found",
+        "fly": "flew flown",
+        "forget": "forgot forgotten",
+        "freeze": "froze frozen",
+        "get": "got gotten",
+        "give": "gave given",
+        "go": "went gone goes",
+        "grow": "grew grown",
+        "have": "had has",
+        "hear": "heard",
+        "hide": "hid hidden",
+        "hold": "held",
+        "keep": "kept",
+        "know": "knew known",
+        "lay": "laid",
+        "lead": "led",
+        "leave": "left",
+        "lend": "lent",
+        "lose": "lost",
+        "make": "made",
+        "mean": "meant",
+        "meet": "met",
+        "pay": "paid",
+        "ride": "rode ridden",
+        "ring": "rang rung",
+        "rise": "rose risen",
+        "run": "ran",
+        "say": "said",
+        "see": "saw seen",
+        "seek": "sought",
+        "sell": "sold",
+        "send": "sent",
+        "shake": "shook shaken",
+        "shoot": "shot",
+        "show": "shown",
+        "sing": "sang sung",
+        "sink": "sank sunk",
+        "sit": "sat",
+        "sleep": "slept",
+        "speak": "spoke spoken",
+        "spend": "spent",
+        "stand": "stood",
+        "steal": "stole stolen",
+        "strike": "struck stricken",
+        "swim": "swam swum",
+        "take": "took taken",
+        "teach": "taught",
+        "tear": "tore torn",
+        "tell": "told",
+        "think": "thought",
+        "throw": "threw thrown",
+        "understand": "understood",
+        "wake": "woke woken",
+        "wear": "wore worn",
+        "win": "won",
+        "write": "wrote written",
+    }.items()
+    for form in forms.split()
+}
+
 _stemmer_lock = threading.Lock()
 _stemmer = None
 
 
 @lru_cache(maxsize=131072)
 def stem(word: str) -> str:
-    """Porter stem of a folded word (NLTK's stemmer needs no data)."""
+    """Porter stem of a folded word (NLTK's stemmer needs no data), irregular verb forms
+    first reduced to their base ("wrote" -> "write")."""
+    word = _IRREGULAR.get(word, word)
     global _stemmer
     if _stemmer is None:
         with _stemmer_lock:

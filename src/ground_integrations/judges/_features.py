@@ -33,7 +33,9 @@ __all__ = [
 
 #: Answer-level features from the heuristic's per-sentence analysis.
 LEXICAL_FEATURES = (
-    *FEATURE_NAMES,  # each: the maximum over the answer's sentences
+    # each: the maximum over the answer's sentences (not "query_echo": answering in the
+    # question's words is what a good answer does)
+    *(name for name in FEATURE_NAMES if name != "query_echo"),
     "mean_missing_words",  # mean share of content words absent from the context
     "mean_missing_stems",
     "share_missing",  # share of checked sentences with a quarter of their stems absent
@@ -76,9 +78,7 @@ def plain_tokens(text: str) -> list[str]:
     return [t for t in _PLAIN_TOKEN.findall(text.lower()) if t not in _PLAIN_STOP]
 
 
-def plain_missing(
-    sentences: Sequence[str], given: frozenset[str]
-) -> tuple[float, float, float]:
+def plain_missing(sentences: Sequence[str], given: frozenset[str]) -> tuple[float, float, float]:
     """Plain tokens absent from ``given``: the largest and the mean share per sentence, and
     log(1 + their number) over all sentences."""
     shares = []
@@ -106,7 +106,7 @@ def lexical_vector(
     n = len(checked)
     missing_total = sum(len(f.unsupported) for f in checked)
     return [
-        *answer_vector(feats),
+        *(v for name, v in zip(FEATURE_NAMES, answer_vector(feats)) if name != "query_echo"),
         sum(f.values["missing_words"] for f in checked) / n if n else 0.0,
         sum(f.values["missing_stems"] for f in checked) / n if n else 0.0,
         sum(f.values["missing_stems"] > 0.25 for f in checked) / n if n else 0.0,
@@ -161,7 +161,6 @@ class Stacker:
     def score(self, vector: Sequence[float]) -> float:
         """Groundedness in [0, 1] of one feature vector (in :attr:`features` order)."""
         z = self.bias + sum(
-            c * (x - m) / (s or 1.0)
-            for c, x, m, s in zip(self.coef, vector, self.mean, self.scale)
+            c * (x - m) / (s or 1.0) for c, x, m, s in zip(self.coef, vector, self.mean, self.scale)
         )
         return 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, z))))

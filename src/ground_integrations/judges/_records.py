@@ -21,7 +21,9 @@ __all__ = ["field_conflicts", "is_record", "record_units", "yes_no_fields"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 #: Containers whose name adds nothing to a statement ("attributes: outdoor seating: no").
-_GENERIC = frozenset({"attributes", "attrs", "properties", "details", "data", "info", "review_info"})
+_GENERIC = frozenset(
+    {"attributes", "attrs", "properties", "details", "data", "info", "review_info"}
+)
 #: String values longer than this are prose (a review), split into sentences of their own.
 _PROSE_CHARS = 120
 
@@ -41,7 +43,8 @@ def is_record(passage: str) -> bool:
 
 
 def _words(key: str) -> str:
-    """``"RestaurantsTakeOut"`` -> ``"Restaurants take out"``; ``"review_stars"`` -> ``"review stars"``."""
+    """``"RestaurantsTakeOut"`` -> ``"Restaurants take out"``; ``"review_stars"`` -> ``"Review
+    stars"``."""
     spaced = _CAMEL.sub(" ", key).replace("_", " ").strip()
     return spaced[:1].upper() + spaced[1:].lower() if spaced else key
 

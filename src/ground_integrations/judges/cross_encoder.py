@@ -1,4 +1,4 @@
-"""CrossEncoderJudge: the default judge. A small fine-tuned cross-encoder behind a fast lexical stage.
+"""CrossEncoderJudge, the default judge: a fine-tuned cross-encoder behind a fast lexical stage.
 
 Every check first reads the answer the way :class:`HeuristicJudge` does (sentences, the words
 and figures the context lacks, the best-supporting window) and scores it with a small logistic
@@ -147,6 +147,9 @@ class Profile:
     model: Stacker | None = None
     band: tuple[float, float] = (0.0, 0.0)
     sentences: int = 0
+    #: premises per sentence: (context sentences per window, how many windows); the
+    #: sentence's support is its best over them
+    windows: tuple[tuple[int, int], ...] = ((PREMISE_WIDTH, 1),)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Profile:
@@ -157,11 +160,16 @@ class Profile:
         if model is not None and model.features != STACK_FEATURES:
             raise ValueError("its model stacker was fitted on other features")
         lo, hi = data.get("band", (0.0, 0.0))
-        return cls(lexical, model, (float(lo), float(hi)), int(data.get("sentences", 0)))
+        windows = tuple((int(w), int(k)) for w, k in data.get("windows", [(PREMISE_WIDTH, 1)]))
+        if not windows or any(w < 1 or k < 1 for w, k in windows):
+            raise ValueError("windows must be (sentences, count) pairs of positive numbers")
+        return cls(lexical, model, (float(lo), float(hi)), int(data.get("sentences", 0)), windows)
 
     def runs_model(self, lexical_score: float) -> bool:
         lo, hi = self.band
-        return self.model is not None and self.sentences > 0 and hi > lo and lo <= lexical_score <= hi
+        return (
+            self.model is not None and self.sentences > 0 and hi > lo and lo <= lexical_score <= hi
+        )
 
 
 class CrossEncoderJudge(Judge):
@@ -318,14 +326,12 @@ class CrossEncoderJudge(Judge):
         overall = profile.lexical.score(lexical)
         support: dict[int, float] = {}
         if profile.model is not None and (self.always_run_model or profile.runs_model(overall)):
-            support = self._weakest_support(index, spans, feats, request.task, profile.sentences)
+            support = self._weakest_support(index, spans, feats, request.task, profile)
             overall = profile.model.score([*lexical, *model_vector(list(support.values()))])
         for f in feats:
             if f.checkable:
                 overall = self.heuristic._cap(overall, f)
-        scores = self._sentence_scores(
-            profile, spans, feats, words, given_tokens(request), support
-        )
+        scores = self._sentence_scores(profile, spans, feats, words, given_tokens(request), support)
         notes = [
             f"the model's support: {support[i]:.2f}" if i in support else ""
             for i in range(len(spans))
@@ -338,14 +344,27 @@ class CrossEncoderJudge(Judge):
         spans: Sequence[Span],
         feats: Sequence[SentenceFeatures],
         task: Task,
-        count: int,
+        profile: Profile,
     ) -> dict[int, float]:
-        """The model's support for the ``count`` lexically weakest checked sentences."""
+        """The model's support for the profile's number of lexically weakest checked sentences,
+        each the best over its candidate windows."""
         checked = [i for i, f in enumerate(feats) if f.checkable]
         weakest = sorted(checked, key=lambda i: (self.heuristic.sentence_score(feats[i], task), i))
-        chosen = weakest[:count]
-        pairs = [((run_time_premises(index, spans[i].text) or [""])[0], spans[i].text) for i in chosen]
-        return dict(zip(chosen, self.support(pairs)))
+        pairs: list[tuple[str, str]] = []
+        owners: list[int] = []
+        for i in weakest[: profile.sentences]:
+            premises: list[str] = []
+            for width, count in profile.windows:
+                premises += [
+                    w for w in top_windows(index, spans[i].text, count, width) if w not in premises
+                ]
+            for premise in premises or [""]:
+                pairs.append((premise, spans[i].text))
+                owners.append(i)
+        best: dict[int, float] = {}
+        for i, p in zip(owners, self.support(pairs) if pairs else []):
+            best[i] = max(best.get(i, 0.0), p)
+        return best
 
     def _sentence_scores(
         self,

@@ -615,12 +615,6 @@ def sentence_features(
         feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS)
         for name in feats.field_conflicts:
             feats.reasons.append(f"the record's field '{name}' says the opposite")
-    if echoed:
-        feats.reasons.append(
-            "it repeats words of the question ("
-            + ", ".join(f"'{w}'" for w in dict.fromkeys(echoed))
-            + ") that the context does not support"
-        )
     if v["first_person"] > 0 and not feats.reasons:
         feats.reasons.append(
             "it states a personal opinion or experience, not a fact from the context"
