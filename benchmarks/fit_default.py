@@ -36,6 +36,7 @@ from sklearn.model_selection import GroupKFold
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _records import context_key, group_of, load, model_supports
 from ground_integrations import GroundednessChecker
+from ground_integrations.judges._analysis import cap
 from ground_integrations.judges._features import (
     LEXICAL_FEATURES,
     MODEL_FEATURES,
@@ -56,6 +57,8 @@ SENTENCES = (1, 2, 3, 100)
 WINDOW_SETS = [("3x1",), ("1x3",), ("3x1", "1x3")]
 #: Features whose direction is not known in advance; every other one may only add badness.
 FREE_SIGN = frozenset({"context_words", "meta"})
+#: A clean answer's P(notGrounded) after the cut is moved to 0.5 (see ``clean_shift``).
+CLEAN_MAX = 0.3
 CUTS = [c / 100 for c in range(20, 81, 2)]
 BANDS = [(0.0, 0.0), (0.3, 0.7), (0.2, 0.8), (0.1, 0.9), (0.0, 1.0)]
 
@@ -69,7 +72,8 @@ def features(records: list[dict]) -> list[dict]:
         _, spans, feats = heuristic.analyse(request)
         words = context_words(request)
         scores = [heuristic.sentence_score(f, request.task) for f in feats if f.checkable]
-        plain = plain_missing([s.text for s in spans], given_tokens(request))
+        given = given_tokens(request)
+        plain = plain_missing([s.text for s in spans], given)
         out.append(
             {
                 "lexical": lexical_vector(feats, request.answer, words, plain),
@@ -77,8 +81,19 @@ def features(records: list[dict]) -> list[dict]:
                 "order": sorted(range(len(scores)), key=lambda i: (scores[i], i)),
                 "profile": profile_of(request),
                 # a hard check caps the judge's score below the cut whatever the stackers say
-                "hard": any(f.checkable and heuristic._cap(1.0, f) < 0.45 for f in feats),
+                "hard": any(f.checkable and cap(1.0, f) < 0.45 for f in feats),
                 "opposites": any(f.checkable and f.opposites for f in feats),
+                # per checked sentence: its own lexical vector, offsets and hard check
+                "sentences": [
+                    (
+                        lexical_vector([f], sp.text, words, plain_missing([sp.text], given)),
+                        sp.start,
+                        sp.end,
+                        cap(1.0, f) < 0.45,
+                    )
+                    for sp, f in zip(spans, feats)
+                    if f.checkable
+                ],
             }
         )
     return out
@@ -144,6 +159,12 @@ def main() -> int:
         "--no-cut",
         action="store_true",
         help="keep the cut at P=0.5 instead of choosing it on each fold's training records",
+    )
+    ap.add_argument(
+        "--clean-grounded",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="a clean answer (nothing missing, no check tripped) is always grounded",
     )
     ap.add_argument("--verbose", action="store_true", help="print every band tried")
     ap.add_argument("--write", action="store_true")
@@ -218,6 +239,24 @@ def main() -> int:
         z = np.log(np.clip(p, 1e-9, 1 - 1e-9) / np.clip(1 - p, 1e-9, 1))
         return 1 / (1 + np.exp(-(z - np.log(cut / (1 - cut)))))
 
+    def clean_shift(m: MonotoneLogistic, mu: np.ndarray, sd: np.ndarray, cut: float) -> float:
+        """The cut, moved up if needed so that a clean answer (no badness at all: every word in
+        the context, no check tripped, full model support; sizes at their mean) is grounded
+        with P(notGrounded) at most CLEAN_MAX after the cut is moved to 0.5."""
+        nonneg = m_nonneg(mu)
+        clean = np.where(nonneg, 0.0, mu)
+        p = float(m.predict_proba(((clean - mu) / sd)[None, :])[0, 1])
+        p_shifted = float(shift(np.array([p]), cut)[0])
+        if p_shifted <= CLEAN_MAX:
+            return cut
+        # find the cut c with shift(p, c) == CLEAN_MAX: logit(p) - logit(c) = logit(CLEAN_MAX)
+        z = np.log(p / (1 - p)) - np.log(CLEAN_MAX / (1 - CLEAN_MAX))
+        return float(1 / (1 + np.exp(-z)))
+
+    def m_nonneg(mu: np.ndarray) -> np.ndarray:
+        names = (*LEXICAL_FEATURES, *MODEL_FEATURES)[: len(mu)]
+        return np.array([n not in FREE_SIGN for n in names])
+
     def oof(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Out-of-fold P(notGrounded) for the records ``idx``, grouped by context, each fold's
         cut (chosen on its training records) moved to 0.5."""
@@ -230,6 +269,7 @@ def main() -> int:
             inside = np.zeros(len(y))
             inside[idx[tr]] = m.predict_proba((X[idx[tr]] - mu) / sd)[:, 1]
             cut = best_cut(inside, idx[tr]) if tune_cut else 0.5
+            cut = clean_shift(m, mu, sd, cut) if args.clean_grounded else cut
             p[idx[te]] = shift(m.predict_proba((X[idx[te]] - mu) / sd)[:, 1], cut)
         return p
 
@@ -247,11 +287,75 @@ def main() -> int:
         inside = np.zeros(len(y))
         inside[idx] = m.predict_proba((X[idx] - mu) / sd)[:, 1]
         cut = best_cut(inside, idx) if tune_cut else 0.5
+        cut = clean_shift(m, mu, sd, cut) if args.clean_grounded else cut
         bias = float(m.intercept_[0]) - float(np.log(cut / (1 - cut)))
         return Stacker(
             names, bias, tuple(map(float, m.coef_[0])), tuple(map(float, mu)), tuple(map(float, sd))
         )
 
+    def span_f1(idx: np.ndarray, k: int, ws: tuple[str, ...], lo: float, hi: float) -> dict:
+        """Character-level F1 of the flagged sentences against the annotated spans, per group,
+        out-of-fold with the chosen configuration (as the judge flags: nothing when the answer
+        is grounded, else every sentence below the cut, at least the weakest)."""
+        X_lex, X_full = L, np.hstack([L, model_part(k, ws)])
+        counts: dict[str, list[int]] = {}
+        for tr, te in GroupKFold(n_splits=5).split(idx, groups=ctx[idx]):
+            models = []
+            for X in (X_lex, X_full):
+                mu, sd = X[idx[tr]].mean(0), X[idx[tr]].std(0) + 1e-9
+                m = MonotoneLogistic(C, nonneg_for(X)).fit(
+                    (X[idx[tr]] - mu) / sd, y[idx[tr]], sample_weight=w[idx[tr]]
+                )
+                inside = np.zeros(len(y))
+                inside[idx[tr]] = m.predict_proba((X[idx[tr]] - mu) / sd)[:, 1]
+                cut = best_cut(inside, idx[tr]) if tune_cut else 0.5
+                cut = clean_shift(m, mu, sd, cut) if args.clean_grounded else cut
+                models.append((m, mu, sd, cut))
+
+            def prob(vec: list[float], which: int, models: list = models) -> float:
+                m, mu, sd, cut = models[which]
+                p = m.predict_proba(((np.array(vec) - mu) / sd)[None, :])[:, 1]
+                return float(shift(p, cut)[0])
+
+            for i in idx[te]:
+                r, row = records[i], rows[i]
+                p = prob(list(L[i]), 0)
+                scored = lo <= p <= hi and hi > lo
+                if scored:
+                    p = prob(list(X_full[i]), 1)
+                if row["hard"]:
+                    p = max(p, 0.7)
+                flagged: list[tuple[int, int]] = []
+                if p >= 0.5:
+                    chosen = set(row["order"][:k]) if scored else set()
+                    sent_p = []
+                    for j, (vec, _, _, hard_j) in enumerate(row["sentences"]):
+                        if j in chosen:
+                            sup = max(support[i][j][spec] for spec in ws)
+                            q = prob([*vec, *model_vector([sup])], 1)
+                        else:
+                            q = prob(vec, 0)
+                        sent_p.append(max(q, 0.7) if hard_j else q)
+                    flagged = [
+                        (st, en)
+                        for (vec, st, en, _), q in zip(row["sentences"], sent_p)
+                        if q >= 0.5
+                    ]
+                    if not flagged and row["sentences"]:
+                        j = int(np.argmax(sent_p))
+                        flagged = [(row["sentences"][j][1], row["sentences"][j][2])]
+                pred = {c for st, en in flagged for c in range(st, en)}
+                gold = {c for sp in r.get("spans", []) for c in range(sp["start"], sp["end"])}
+                c = counts.setdefault(group[i], [0, 0, 0])
+                c[0] += len(pred & gold)
+                c[1] += len(pred - gold)
+                c[2] += len(gold - pred)
+        return {
+            g: (2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else float("nan"))
+            for g, (tp, fp, fn) in counts.items()
+        }
+
+    spans_f1: dict[str, float] = {}
     final_pred = np.zeros(len(y), bool)
     runs = np.zeros(len(y), int)
     stack: dict[str, dict] = {}
@@ -315,6 +419,10 @@ def main() -> int:
         )
         final_pred[idx] = p[idx] >= 0.5
         runs[idx] = use[idx]
+        if any(g.startswith("ragtruth") for g in groups):
+            spans_f1.update(
+                {g: v for g, v in span_f1(idx, k, ws, lo, hi).items() if g.startswith("ragtruth")}
+            )
         entry: dict = {"lexical": fit(L, idx, LEXICAL_FEATURES).to_json()}
         if hi > lo:
             entry["model"] = fit(

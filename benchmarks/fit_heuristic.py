@@ -5,9 +5,10 @@ feature, the largest value over its sentences (the judge scores an answer by its
 sentence). Each task's model is a logistic regression in which every dataset, and both classes
 within it, carry equal weight, times ``--boost`` for the dialogue and short-answer sets whose
 baseline is strongest. Five-fold cross-validated balanced accuracy is printed per dataset with
-the in-sample figure, then the ``DEFAULT_WEIGHTS`` block to paste into ``judges/heuristic.py``.
+the in-sample figure. With ``--write`` the weights go to ``_model/heuristic.json``, which
+``judges/heuristic.py`` reads (``DEFAULT_WEIGHTS``).
 
-    python benchmarks/fit_heuristic.py ../shared/data/dev.jsonl
+    python benchmarks/fit_heuristic.py ../shared/data/dev.jsonl [--write]
 
 Needs scikit-learn and numpy (development only: ``pip install scikit-learn``).
 """
@@ -21,20 +22,22 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
-from ground_integrations.judges.heuristic import (
-    _analyse,
-    _answer_sentences,
-    _index_context,
+from ground_integrations.judges._analysis import (
+    FEATURE_NAMES,
+    analyse,
+    answer_sentences,
     answer_vector,
+    index_context,
 )
-from ground_integrations.judges.heuristic import answer_features as heuristic_features
+from ground_integrations.judges._analysis import answer_features as heuristic_features
+from ground_integrations.judges.heuristic import WEIGHTS_FILE
 from ground_integrations.models import Domain
 
 
 def answer_features(record: dict) -> list[float]:
-    index = _index_context(record["context"])
-    given = _analyse(record["query"]) if record["task"] == "QnA" and record.get("query") else None
-    sentences = [span.text for span in _answer_sentences(record["answer"])]
+    index = index_context(record["context"])
+    given = analyse(record["query"]) if record["task"] == "QnA" and record.get("query") else None
+    sentences = [span.text for span in answer_sentences(record["answer"])]
     return answer_vector(heuristic_features(index, sentences, given, Domain.GENERIC))
 
 
@@ -47,6 +50,7 @@ def main() -> None:
     ap.add_argument("path")
     ap.add_argument("--C", type=float, default=10.0, help="inverse L2 strength")
     ap.add_argument("--boost", default="begin=2,halueval=2", help="dataset=weight,...")
+    ap.add_argument("--write", action="store_true", help=f"write the weights to {WEIGHTS_FILE}")
     args = ap.parse_args()
     boost = {k: float(v) for k, v in (p.split("=") for p in args.boost.split(",") if p)}
     records = [json.loads(line) for line in open(args.path, encoding="utf-8")]
@@ -64,7 +68,7 @@ def main() -> None:
     strata = np.char.add(group, y.astype(str))
     cv_flag = np.zeros(len(y), bool)
     in_flag = np.zeros(len(y), bool)
-    blocks = []
+    tasks: dict[str, dict] = {}
     for t in sorted(set(task)):
         idx = np.where(task == t)[0]
         folds = StratifiedKFold(5, shuffle=True, random_state=0).split(idx, strata[idx])
@@ -75,12 +79,10 @@ def main() -> None:
         model = LogisticRegression(C=args.C, max_iter=5000)
         model.fit(X[idx], y[idx], sample_weight=w[idx])
         in_flag[idx] = model.predict_proba(X[idx])[:, 1] > 0.5
-        coef = ", ".join(f"{c:.3f}" for c in model.coef_[0])
-        name = "QNA" if t == "QnA" else "SUMMARIZATION"
-        blocks.append(
-            f"    Task.{name}: HeuristicWeights(\n"
-            f"        bias={model.intercept_[0]:.3f},\n        coef=({coef}),\n    ),"
-        )
+        tasks[t] = {
+            "bias": round(float(model.intercept_[0]), 3),
+            "coef": [round(float(c), 3) for c in model.coef_[0]],
+        }
     print(f"{'dataset:task':28s} {'5-fold':>7s} {'in-sample':>9s}")
     for g in sorted(set(group)):
         m = group == g
@@ -88,9 +90,15 @@ def main() -> None:
             f"{g:28s} {balanced_accuracy(y[m], cv_flag[m]):7.3f} "
             f"{balanced_accuracy(y[m], in_flag[m]):9.3f}"
         )
-    print("DEFAULT_WEIGHTS: dict[Task, HeuristicWeights] = {")
-    print("\n".join(blocks))
-    print("}")
+    weights = {
+        "written_by": f"benchmarks/fit_heuristic.py {args.path} --C {args.C} --boost {args.boost}",
+        "features": list(FEATURE_NAMES),
+        "tasks": tasks,
+    }
+    print(json.dumps(weights, indent=1))
+    if args.write:
+        WEIGHTS_FILE.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {WEIGHTS_FILE}")
 
 
 if __name__ == "__main__":

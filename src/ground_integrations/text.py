@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Span",
+    "base_form",
     "code_point_to_utf8",
     "code_point_to_utf16",
     "split_sentences",
@@ -284,6 +285,12 @@ _IRREGULAR = {
     }.items()
     for form in forms.split()
 }
+
+
+def base_form(word: str) -> str:
+    """An irregular verb form's base ("written" -> "write"); any other word unchanged."""
+    return _IRREGULAR.get(word, word)
+
 
 _stemmer_lock = threading.Lock()
 _stemmer = None

@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .heuristic import FEATURE_NAMES, SentenceFeatures, answer_vector
+from ..text import base_form
+from ._analysis import FEATURE_NAMES, SentenceFeatures, answer_vector
 
 __all__ = [
     "LEXICAL_FEATURES",
@@ -75,7 +76,7 @@ _PLAIN_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 
 def plain_tokens(text: str) -> list[str]:
     """Lower-cased tokens of ``text`` that are not common function words."""
-    return [t for t in _PLAIN_TOKEN.findall(text.lower()) if t not in _PLAIN_STOP]
+    return [base_form(t) for t in _PLAIN_TOKEN.findall(text.lower()) if t not in _PLAIN_STOP]
 
 
 def plain_missing(sentences: Sequence[str], given: frozenset[str]) -> tuple[float, float, float]:

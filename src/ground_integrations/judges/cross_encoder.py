@@ -31,6 +31,7 @@ from typing import Any
 from ..errors import ConfigurationError, MissingDependencyError
 from ..models import GroundednessRequest, Task
 from ..text import Span, split_sentences
+from ._analysis import ContextIndex, SentenceFeatures, analyse, cap
 from ._features import (
     LEXICAL_FEATURES,
     MODEL_FEATURES,
@@ -42,7 +43,7 @@ from ._features import (
 )
 from ._records import is_record
 from .base import Judge, Judgement, Thresholds
-from .heuristic import HeuristicJudge, SentenceFeatures, _analyse, _ContextIndex
+from .heuristic import HeuristicJudge
 
 __all__ = [
     "BUNDLED_MODEL",
@@ -79,10 +80,10 @@ def bundled_model() -> Path | None:
     return None
 
 
-def top_windows(index: _ContextIndex, sentence: str, k: int, width: int = 2) -> list[str]:
+def top_windows(index: ContextIndex, sentence: str, k: int, width: int = 2) -> list[str]:
     """The ``k`` context windows (up to ``width`` consecutive sentences) sharing most rare words
     with ``sentence``; the first windows of the context when nothing is shared."""
-    stems = set(_analyse(sentence).stems)
+    stems = set(analyse(sentence).stems)
     scored: list[tuple[float, int, int]] = []
     for i, first in enumerate(index.sentences):
         covered: set[str] = set()
@@ -102,7 +103,7 @@ def top_windows(index: _ContextIndex, sentence: str, k: int, width: int = 2) -> 
     return out
 
 
-def run_time_premises(index: _ContextIndex, sentence: str, task: Task | None = None) -> list[str]:
+def run_time_premises(index: ContextIndex, sentence: str, task: Task | None = None) -> list[str]:
     """The premise(s) the model is given for ``sentence`` (see :data:`PREMISE_WIDTH`)."""
     return top_windows(index, sentence, 1, PREMISE_WIDTH)
 
@@ -116,7 +117,7 @@ def profile_of(request: GroundednessRequest) -> str:
     ``Summarization`` otherwise. A profile absent from ``stack.json`` falls back to the task's.
     """
     if request.task is Task.QNA:
-        return request.task.value
+        return "QnA"
     if all(is_record(p) for p in request.context):
         return "Summarization:record"
     if len(split_sentences(request.answer)) <= BRIEF_SENTENCES:
@@ -330,7 +331,7 @@ class CrossEncoderJudge(Judge):
             overall = profile.model.score([*lexical, *model_vector(list(support.values()))])
         for f in feats:
             if f.checkable:
-                overall = self.heuristic._cap(overall, f)
+                overall = cap(overall, f)
         scores = self._sentence_scores(profile, spans, feats, words, given_tokens(request), support)
         notes = [
             f"the model's support: {support[i]:.2f}" if i in support else ""
@@ -340,7 +341,7 @@ class CrossEncoderJudge(Judge):
 
     def _weakest_support(
         self,
-        index: _ContextIndex,
+        index: ContextIndex,
         spans: Sequence[Span],
         feats: Sequence[SentenceFeatures],
         task: Task,
@@ -386,5 +387,5 @@ class CrossEncoderJudge(Judge):
                 score = profile.model.score([*lexical, *model_vector([support[i]])])
             else:
                 score = profile.lexical.score(lexical)
-            scores.append(self.heuristic._cap(score, f) if f.checkable else score)
+            scores.append(cap(score, f) if f.checkable else score)
         return scores

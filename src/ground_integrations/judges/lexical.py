@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..models import GroundednessRequest, SentenceJudgement
 from ..text import split_sentences, tokenize
+from ._lexicon import STOPWORDS
 from .base import Judge, Judgement, Thresholds
-from .heuristic import STOPWORDS
 
 __all__ = ["LexicalBaselineJudge"]
 
