@@ -73,7 +73,7 @@ def features(records: list[dict]) -> list[dict]:
         words = context_words(request)
         scores = [heuristic.sentence_score(f, request.task) for f in feats if f.checkable]
         given = given_tokens(request)
-        plain = plain_missing([s.text for s in spans], given)
+        plain = plain_missing([s.text for s, f in zip(spans, feats) if f.checkable], given)
         out.append(
             {
                 "lexical": lexical_vector(feats, request.answer, words, plain),
@@ -177,8 +177,12 @@ def main() -> int:
     rows = features(records)
     support = model_supports(dev, args.model, "dev")
     if args.fold_models:
-        by_fold = [model_supports(rag, m, f"rag-fold{k}") for k, m in enumerate(args.fold_models)]
-        support += [by_fold[fold_of(r, 2)][i] for i, r in enumerate(rag)]
+        # each rag_dev record is scored by the model that did not train on its fold
+        by_id: dict[str, list] = {}
+        for k, m in enumerate(args.fold_models):
+            part = [r for r in rag if fold_of(r, 2) == k]
+            by_id.update(zip((r["id"] for r in part), model_supports(part, m, f"rag-fold{k}")))
+        support += [by_id[r["id"]] for r in rag]
     else:
         support += model_supports(rag, args.model, "rag")
     print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")

@@ -64,7 +64,7 @@ def test_check_formats_and_exit_codes(capsys, tmp_path) -> None:
     from ground_integrations.judges.cross_encoder import bundled_model
 
     if bundled_model() is not None:
-        assert judge["name"] == "cross-encoder" and judge["decided_by"].startswith("heuristic")
+        assert judge["name"] == "cross-encoder" and "decided_by" in judge
     else:
         assert judge["name"] == "heuristic"
     assert main(["check", "-c", MAUNA_KEA, "-a", "It is tall.", "--judge", "heuristic"]) == 0

@@ -20,6 +20,7 @@ from ground_integrations import (  # noqa: E402
     Verdict,
 )
 from ground_integrations.judges import load_judge  # noqa: E402
+from ground_integrations.judges._features import LEXICAL_FEATURES  # noqa: E402
 from ground_integrations.judges.cross_encoder import (  # noqa: E402
     MODEL_FEATURES,
     STACK_FEATURES,
@@ -52,12 +53,22 @@ def model_dir(tmp_path_factory) -> Path:
         dynamo=False,
     )
     tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
-    # a stacker that leans on the model: unsupported -> notGrounded
-    coef = [0.0] * (len(STACK_FEATURES) - len(MODEL_FEATURES)) + [12.0, 0.0, 0.0]
-    stack = {
-        "version": "test",
+    # the lexical stage is always unsure (band 0-1), and the model stage leans on the model:
+    # unsupported -> notGrounded
+    lexical = {
+        "features": list(LEXICAL_FEATURES),
+        "bias": 0.0,
+        "coef": [0.0] * len(LEXICAL_FEATURES),
+    }
+    model = {
         "features": list(STACK_FEATURES),
-        "tasks": {t: {"bias": -6.0, "coef": coef} for t in ("QnA", "Summarization")},
+        "bias": -6.0,
+        "coef": [0.0] * len(LEXICAL_FEATURES) + [12.0] + [0.0] * (len(MODEL_FEATURES) - 1),
+    }
+    profile = {"lexical": lexical, "model": model, "band": [0.0, 1.0], "sentences": 10}
+    stack = {
+        "version": "3",
+        "profiles": {p: profile for p in ("QnA", "Summarization")},
         "thresholds": {"grounded": 0.5, "not_grounded": 0.45},
     }
     (out / "stack.json").write_text(json.dumps(stack), encoding="utf-8")
@@ -79,7 +90,7 @@ async def test_judges_end_to_end_sync_and_async(model_dir) -> None:
     sync = GroundednessChecker(judge, cache_size=0).check([MAUNA_KEA, BANK], answer)
     asyn = await GroundednessChecker(judge, cache_size=0).acheck([MAUNA_KEA, BANK], answer)
     assert sync.score == asyn.score and isinstance(sync.verdict, Verdict)
-    assert len(sync.sentences) == 2 and sync.judge.version == "1+stack.test"
+    assert len(sync.sentences) == 2 and sync.judge.version == "2+stack.3"
 
 
 def test_heuristic_hard_checks_still_apply(model_dir) -> None:

@@ -18,8 +18,8 @@ from ground_integrations.judges import (
     load_judge,
     registry,
 )
+from ground_integrations.judges._features import LEXICAL_FEATURES
 from ground_integrations.judges.cross_encoder import STACK_FEATURES
-from ground_integrations.models import Task
 
 
 def fake_bundle(path: Path) -> Path:
@@ -27,12 +27,18 @@ def fake_bundle(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     (path / "model.onnx").write_bytes(b"not run in these tests")
     (path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    lexical = {
+        "features": list(LEXICAL_FEATURES),
+        "bias": 0.0,
+        "coef": [0.0] * len(LEXICAL_FEATURES),
+    }
+    model = {"features": list(STACK_FEATURES), "bias": 0.0, "coef": [0.0] * len(STACK_FEATURES)}
     stack = {
-        "version": "fake",
-        "features": list(STACK_FEATURES),
-        "windows": {"QnA": [[1, 3]], "Summarization": [[4, 2], [1, 3]]},
-        "tasks": {
-            t: {"bias": 0.0, "coef": [0.0] * len(STACK_FEATURES)} for t in ("QnA", "Summarization")
+        "version": "3",
+        "profiles": {
+            "QnA": {"lexical": lexical, "model": model, "band": [0.3, 0.7], "sentences": 2},
+            # a band no score falls in: the placeholder model file is never run
+            "Summarization": {"lexical": lexical, "windows": [[4, 2], [1, 3]]},
         },
         "thresholds": {"grounded": 0.55, "not_grounded": 0.4},
     }
@@ -54,9 +60,10 @@ def test_bundled_model_is_the_default_when_its_runtime_imports(bundle, monkeypat
         checker = GroundednessChecker()
     judge = checker.judge
     assert isinstance(judge, CrossEncoderJudge) and judge.model_path == bundle
-    assert judge.windows[Task.SUMMARIZATION] == ((4, 2), (1, 3))
-    assert judge.windows[Task.QNA] == ((1, 3),)
-    assert checker.thresholds.grounded == 0.55 and judge.version == "1+stack.fake"
+    assert judge.profiles is not None
+    assert judge.profiles["Summarization"].windows == ((4, 2), (1, 3))
+    assert judge.profiles["QnA"].band == (0.3, 0.7) and judge.profiles["QnA"].sentences == 2
+    assert checker.thresholds.grounded == 0.55 and judge.version == "2+stack.3"
     # the bundled path is implied, so a saved config stays portable across installs
     assert "model_path" not in judge.config()
     assert isinstance(load_judge("cross-encoder", **judge.config()), CrossEncoderJudge)
@@ -84,16 +91,27 @@ def test_without_a_bundled_model_the_heuristic_is_silent(tmp_path, monkeypatch) 
 def test_a_stack_fitted_on_other_features_is_refused(tmp_path) -> None:
     path = fake_bundle(tmp_path)
     meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
-    meta["features"] = meta["features"][:-1]
+    lexical = meta["profiles"]["QnA"]["lexical"]
+    lexical["features"] = lexical["features"][:-1]
+    lexical["coef"] = lexical["coef"][:-1]
     (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
-    with pytest.raises(ConfigurationError, match="other features; refit"):
+    with pytest.raises(ConfigurationError, match="other features.*refit"):
+        CrossEncoderJudge(path)
+
+
+def test_a_stack_of_an_older_format_is_refused_with_the_command_to_refit(tmp_path) -> None:
+    path = fake_bundle(tmp_path)
+    meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
+    meta["version"] = "2"
+    (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=r"version '2'.*fit_default\.py --write"):
         CrossEncoderJudge(path)
 
 
 def test_a_task_without_a_stacker_is_left_to_the_heuristic(tmp_path) -> None:
     path = fake_bundle(tmp_path)
     meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
-    del meta["tasks"]["Summarization"]
+    del meta["profiles"]["Summarization"]
     (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
     judge = CrossEncoderJudge(path)
     # the model file is a placeholder, so this passes only if the model is never run
@@ -109,7 +127,7 @@ def test_a_task_without_a_stacker_is_left_to_the_heuristic(tmp_path) -> None:
 def test_heuristic_only_tasks_say_who_decided(tmp_path) -> None:
     path = fake_bundle(tmp_path)
     meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
-    del meta["tasks"]["Summarization"]
+    del meta["profiles"]["Summarization"]
     (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
     result = GroundednessChecker(CrossEncoderJudge(path)).check(["A b c."], "A b c.")
     assert result.judge.name == "cross-encoder"

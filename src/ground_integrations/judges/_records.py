@@ -117,6 +117,12 @@ def record_units(passage: str) -> list[Span]:
                     )
                 else:
                     units.append(Span(start, end, sentence.text))
+        elif isinstance(leaf, bool):
+            # a yes/no field, also read the way data-to-text answers say it ("offers takeout")
+            words = _words(key).split()
+            joined = f" ({''.join(words).lower()})" if len(words) > 1 else ""
+            said = "yes, offered" if leaf else "no, not offered"
+            units.append(Span(start, end, f"{label}{joined}: {said}"))
         else:
             units.append(Span(start, end, f"{label}: {_scalar(leaf)}"))
         cursor = max(cursor, end)

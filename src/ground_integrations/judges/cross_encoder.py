@@ -115,6 +115,7 @@ def profile_of(request: GroundednessRequest) -> str:
     ``Summarization:brief`` for a summary of at most :data:`BRIEF_SENTENCES` sentences (a
     one-line summary or a single claim, where a changed word matters more than a missing one);
     ``Summarization`` otherwise. A profile absent from ``stack.json`` falls back to the task's.
+    (A short QnA answer gained nothing from a profile of its own on the development data.)
     """
     if request.task is Task.QNA:
         return "QnA"
@@ -322,7 +323,8 @@ class CrossEncoderJudge(Judge):
             # nothing to score (e.g. an answer that only asks a question)
             return self._heuristic_only(request)
         words = context_words(request)
-        plain = plain_missing([s.text for s in spans], given_tokens(request))
+        given = given_tokens(request)
+        plain = plain_missing([s.text for s, f in zip(spans, feats) if f.checkable], given)
         lexical = lexical_vector(feats, request.answer, words, plain)
         overall = profile.lexical.score(lexical)
         support: dict[int, float] = {}

@@ -1,0 +1,140 @@
+"""What the default judge must decide right, in both tasks: the reference documents' examples and
+the everyday cases a RAG answer is made of (possessives, answering in the question's words, a
+word swapped for its opposite).
+
+These run the embedded default judge exactly as a user gets it. They are the one place where a
+retrained model may change a test's outcome; everything else is pinned to a fixed judge.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ground_integrations import GroundednessChecker, Verdict
+
+from .conftest import MAUNA_KEA
+
+TASKS = ("QnA", "Summarization")
+SUN = "The sun rises from the east due to the visual effect caused by the Earth's rotation."
+
+
+@pytest.fixture(scope="module")
+def default_checker() -> GroundednessChecker:
+    return GroundednessChecker(cache_size=0)
+
+
+def verdict(checker: GroundednessChecker, context: str, answer: str, query: str, task: str):
+    return checker.check([context], answer, query, task=task)
+
+
+GROUNDED = [
+    # a possessive is its noun: "Kea's" is not a new word "keas"
+    (MAUNA_KEA, "Mauna Kea's peak is 4,207.3 m above sea level.", "How high is Mauna Kea's peak?"),
+    (MAUNA_KEA, "Hawaiʻi's highest point is Mauna Kea.", "What is Hawaiʻi's highest point?"),
+    (MAUNA_KEA, "Hawaiʻi’s highest point is Mauna Kea.", "What is the highest point of Hawaiʻi?"),
+    # answering in the question's words is what a good answer does
+    (MAUNA_KEA, "Mauna Kea is 4,207.3 meters tall.", "How tall is Mauna Kea?"),
+    (
+        "Shakespeare's Hamlet is a tragedy.",
+        "Hamlet was written by Shakespeare.",
+        "Who wrote Hamlet?",
+    ),
+    (
+        "The company's revenue increased by 12% in 2023.",
+        "The company’s revenue increased by 12% in 2023.",
+        "How did the company's revenue change in 2023?",
+    ),
+    (
+        "The companies' profits rose after the merger.",
+        "The companies’ profits rose after the merger.",
+        "What happened to the companies' profits?",
+    ),
+    (SUN, "The sun rises from the east.", "Where does the sun rise?"),
+]
+
+OPPOSITES = [
+    (SUN, "The sun rises from the west.", "Where does the sun rise?", "west"),
+    (
+        "The company's revenue increased by 12% in 2023.",
+        "The company's revenue decreased by 12% in 2023.",
+        "How did revenue change in 2023?",
+        "decreased",
+    ),
+    (
+        "The vote took place before the election.",
+        "The vote took place after the election.",
+        "When did the vote take place?",
+        "after",
+    ),
+    (
+        "More people attended the festival this year.",
+        "Less people attended the festival this year.",
+        "How was attendance at the festival?",
+        "Less",
+    ),
+    (
+        "Pets are allowed in the park.",
+        "Pets are forbidden in the park.",
+        "Can I bring my dog to the park?",
+        "forbidden",
+    ),
+]
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(("context", "answer", "query"), GROUNDED)
+def test_supported_answers_are_grounded(default_checker, task, context, answer, query) -> None:
+    result = verdict(default_checker, context, answer, query, task)
+    assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+    assert result.ungrounded_details == []
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(("context", "answer", "query", "word"), OPPOSITES)
+def test_a_word_swapped_for_its_opposite_is_flagged_and_named(
+    default_checker, task, context, answer, query, word
+) -> None:
+    result = verdict(default_checker, context, answer, query, task)
+    assert result.verdict is Verdict.NOT_GROUNDED
+    detail = result.ungrounded_details[0]
+    assert detail.text == answer
+    assert f"'{word.lower()}'" in detail.reason.lower()
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_the_upstage_example_flags_the_changed_figure(default_checker, task) -> None:
+    result = verdict(
+        default_checker,
+        MAUNA_KEA,
+        "Mauna Kea is 5,207.3 meters tall.",
+        "How tall is Mauna Kea?",
+        task,
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    assert "5,207.3" in result.ungrounded_details[0].reason
+    assert "4,207.3" in result.ungrounded_details[0].reason
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_json_record_is_read_field_by_field(default_checker, task) -> None:
+    record = (
+        '{"name": "Finch & Fork", "city": "Santa Barbara", '
+        '"attributes": {"OutdoorSeating": false, "RestaurantsTakeOut": true}}'
+    )
+    query = "Tell me about Finch & Fork."
+    ok = verdict(
+        default_checker, record, "Finch & Fork in Santa Barbara offers takeout.", query, task
+    )
+    assert ok.verdict is Verdict.GROUNDED, [s.reason for s in ok.sentences]
+    wrong = verdict(
+        default_checker,
+        record,
+        "Finch & Fork in Santa Barbara offers outdoor seating.",
+        query,
+        task,
+    )
+    assert wrong.verdict is not Verdict.GROUNDED
+    assert "outdoor seat" in wrong.ungrounded_details[0].reason
+    # evidence quotes the caller's JSON, not the rendered statement
+    evidence = ok.sentences[0].evidence[0]
+    assert record[evidence.start : evidence.end] == evidence.text
