@@ -169,3 +169,34 @@ def test_judge_can_be_chosen_by_name_with_settings(capsys) -> None:
     assert "unknown judge" in capsys.readouterr().err
     assert main([*args, "--judge-config", "[1]"]) == 2
     assert "JSON object" in capsys.readouterr().err
+
+
+def test_eval_groups_never_pool_subtasks() -> None:
+    from ground_integrations.evaluation import grouped_metrics
+
+    def row(sub: str, label: str, verdict: str) -> dict:
+        return {
+            "dataset": "ragtruth",
+            "task": "Summarization",
+            "subtask": sub,
+            "label": label,
+            "verdict": verdict,
+            "score": 0.5,
+            "gold_spans": [],
+            "spans": [],
+            "latency_ms": 1.0,
+        }
+
+    rows = [
+        row("Summary", "grounded", "grounded"),
+        row("Summary", "notGrounded", "grounded"),
+        row("Data2txt", "notGrounded", "notGrounded"),
+        row("Data2txt", "grounded", "notGrounded"),
+    ]
+    groups = grouped_metrics(rows)
+    assert set(groups) == {
+        "ragtruth:Summarization:Summary",
+        "ragtruth:Summarization:Data2txt",
+        "all",
+    }
+    assert groups["ragtruth:Summarization:Summary"].balanced_accuracy == 0.5

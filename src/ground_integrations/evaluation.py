@@ -51,6 +51,7 @@ def record_outcome(
         "id": record.get("id"),
         "dataset": record.get("dataset", "all"),
         "task": record.get("task", "Summarization"),
+        "subtask": record.get("subtask"),
         "label": record.get("label"),
         "gold_spans": record.get("spans", []),
     }
@@ -143,10 +144,13 @@ def compute_metrics(
 def grouped_metrics(
     rows: Sequence[dict[str, Any]], *, not_sure_as: str = "notGrounded"
 ) -> dict[str, Metrics]:
-    """Metrics per ``dataset:task``, then ``all``. Span F1 where the dataset annotates spans."""
+    """Metrics per ``dataset:task`` (``dataset:task:subtask`` where records name a subtask: the
+    label mix differs by subtask, so they are never pooled), then ``all``. Span F1 where the
+    dataset annotates spans."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        groups[f"{r['dataset']}:{r['task']}"].append(r)
+        sub = f":{r['subtask']}" if r.get("subtask") else ""
+        groups[f"{r['dataset']}:{r['task']}{sub}"].append(r)
     span_datasets = {r["dataset"] for r in rows if r.get("gold_spans")}
     out = {
         key: compute_metrics(
