@@ -30,9 +30,7 @@ def load_records(path: str | Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def sentence_pairs(
-    records: Iterable[dict], premises
-) -> list[tuple[str, str, int]]:
+def sentence_pairs(records: Iterable[dict], premises) -> list[tuple[str, str, int]]:
     """(premise, sentence, 1 if supported else 0) for every checkable answer sentence.
 
     ``premises(index, sentence, task)`` gives the premise(s) the judge uses at run time."""

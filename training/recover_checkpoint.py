@@ -39,8 +39,10 @@ def dequantised_weights(path: Path) -> dict[str, np.ndarray]:
         return (init[quantized].astype(np.float32) - zero) * init[base + "_scale"]
 
     for name, value in init.items():
-        if value.dtype == np.float32 and not name.startswith("onnx::") and not name.endswith(
-            "_scale"
+        if (
+            value.dtype == np.float32
+            and not name.startswith("onnx::")
+            and not name.endswith("_scale")
         ):
             out[name] = value
         elif name.endswith("_quantized") and name not in matmul_weights:
@@ -97,10 +99,9 @@ def main() -> int:
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(args.onnx), providers=["CPUExecutionProvider"])
-    onnx_logits = session.run(
-        None, {k: enc[k].numpy().astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
-    )[0].reshape(-1)
-    for (p, c), a, b in zip(pairs, torch_logits, onnx_logits):
+    names = ("input_ids", "attention_mask", "token_type_ids")
+    onnx_logits = session.run(None, {k: enc[k].numpy().astype(np.int64) for k in names})[0]
+    for (_, c), a, b in zip(pairs, torch_logits, onnx_logits.reshape(-1)):
         print(f"torch {a:+.2f}  onnx {b:+.2f}  {c}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"model": model.state_dict(), "step": 0}, args.out)

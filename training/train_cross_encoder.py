@@ -234,7 +234,9 @@ def main() -> int:
         default=-1,
         help="leave this fold of --in-domain out (for cross-fitted figures); -1 trains on all",
     )
-    ap.add_argument("--oversample", type=int, default=3, help="copies of each unsupported in-domain pair")
+    ap.add_argument(
+        "--oversample", type=int, default=3, help="copies of each unsupported in-domain pair"
+    )
     ap.add_argument(
         "--epochs",
         type=float,
@@ -337,7 +339,8 @@ def main() -> int:
                 scores.extend(model(**encode(held_out[i : i + 64])).logits.squeeze(-1).tolist())
         pos = [x for x, (_, _, y) in zip(scores, held_out) if y == 0]
         neg = [x for x, (_, _, y) in zip(scores, held_out) if y == 1]
-        auroc = sum((a < b) + 0.5 * (a == b) for a in pos for b in neg) / max(1, len(pos) * len(neg))
+        wins = sum((a < b) + 0.5 * (a == b) for a in pos for b in neg)
+        auroc = wins / max(1, len(pos) * len(neg))
         print(f"held-out in-domain sentences: AUROC for unsupported {auroc:.3f}", flush=True)
     model.save_pretrained(run / "final")
     tokenizer.save_pretrained(run / "final")

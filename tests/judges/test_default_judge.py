@@ -95,7 +95,7 @@ def test_a_stack_fitted_on_other_features_is_refused(tmp_path) -> None:
     lexical["features"] = lexical["features"][:-1]
     lexical["coef"] = lexical["coef"][:-1]
     (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
-    with pytest.raises(ConfigurationError, match="other features.*refit"):
+    with pytest.raises(ConfigurationError, match=r"other features.*refit"):
         CrossEncoderJudge(path)
 
 
