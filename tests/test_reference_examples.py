@@ -138,3 +138,31 @@ def test_a_json_record_is_read_field_by_field(default_checker, task) -> None:
     # evidence quotes the caller's JSON, not the rendered statement
     evidence = ok.sentences[0].evidence[0]
     assert record[evidence.start : evidence.end] == evidence.text
+
+
+def test_chinese_and_japanese_are_read_character_by_character(default_checker) -> None:
+    from ground_integrations.text import word_spans
+
+    assert [s.text for s in word_spans("毛納基高5207.3米")] == [
+        "毛",
+        "納",
+        "基",
+        "高",
+        "5207.3",
+        "米",
+    ]
+    mauna_kea = "毛納基是夏威夷島上的一座休眠火山。其山頂海拔4207.3米。"
+    wrong = default_checker.check([mauna_kea], "毛納基高5207.3米。")
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert "5207.3" in wrong.ungrounded_details[0].reason
+    unrelated = default_checker.check(["富士山の高さは3776メートルです。"], "東京タワーは赤い。")
+    assert unrelated.verdict is not Verdict.GROUNDED
+
+
+def test_figures_are_compared_exactly_however_long() -> None:
+    from ground_integrations.judges._analysis import canonical_number, rounds_to
+
+    a, b = "1234567890123456789012345678901", "1234567890123456789012345678902"
+    assert canonical_number(a) != canonical_number(b)
+    assert not rounds_to(canonical_number(b), canonical_number(a))
+    assert rounds_to("4207", canonical_number("4,207.3"))

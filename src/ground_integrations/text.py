@@ -58,7 +58,13 @@ _LIST_MARKER = re.compile(
 _CJK_END = re.compile(
     r"[\u3002\uff01\uff1f\uff0e\uff61][\u300d\u300f\uff09\u3011\"'\u201d\u2019)]*"
 )
-_WORD = re.compile(r"\w+(?:[.,'\u2019-]\w+)*", re.UNICODE)
+# Chinese and Japanese write words without spaces: each ideograph or kana is a token of its own
+# (so a figure inside "毛納基高5207.3米" is still a figure). Hangul is spaced and stays whole.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = re.compile(
+    rf"[{_CJK}]|[^\W{_CJK}]+(?:[.,'\u2019-][^\W{_CJK}]+)*",
+    re.UNICODE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +187,8 @@ def split_sentences(text: str) -> list[Span]:
 
 
 def word_spans(text: str) -> list[Span]:
-    """Word tokens with offsets. Numbers keep their inner separators ("4,207.3", "10/hour" -> 2)."""
+    """Word tokens with offsets. Numbers keep their inner separators ("4,207.3", "10/hour" -> 2);
+    each Chinese or Japanese character is a token."""
     return [Span(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
 
 

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation, localcontext
 
 from ..models import Domain
 from ..text import Span, base_form, fold, split_sentences, stem, word_spans
@@ -46,6 +46,8 @@ __all__ = [
     "sentence_features",
 ]
 
+#: Decimal arithmetic with room for any figure a text holds (IDs, account numbers).
+_EXACT = Context(prec=1000)
 _NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
 _HAS_DIGIT = re.compile(r"\d")
 
@@ -95,7 +97,8 @@ def canonical_number(token: str) -> str | None:
         value = Decimal(body)
     except InvalidOperation:
         return None
-    text = format(value.normalize(), "f")
+    # exact: the default 28-digit context would round an account number and call two equal
+    text = format(value.normalize(_EXACT), "f")
     return text
 
 
@@ -109,11 +112,12 @@ def rounds_to(answer_figure: str, context_figure: str) -> bool:
     ):
         places = len(answer_figure.split(".")[1]) if "." in answer_figure else 0
         try:
-            rounded = round(Decimal(context_figure), places)
+            with localcontext(_EXACT):
+                rounded = round(Decimal(context_figure), places)
         except InvalidOperation:  # pragma: no cover - both were parsed before
             return False
         return (
-            format(rounded.normalize(), "f") == answer_figure
+            format(rounded.normalize(_EXACT), "f") == answer_figure
             or str(int(Decimal(context_figure))) == answer_figure
         )
     return False
