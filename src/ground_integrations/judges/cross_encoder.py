@@ -334,7 +334,7 @@ class CrossEncoderJudge(Judge):
         for f in feats:
             if f.checkable:
                 overall = cap(overall, f)
-        scores = self._sentence_scores(profile, spans, feats, words, given_tokens(request), support)
+        scores = self._sentence_scores(profile, spans, feats, words, given, support)
         notes = [
             f"the model's support: {support[i]:.2f}" if i in support else ""
             for i in range(len(spans))
