@@ -10,8 +10,11 @@ Strategies:
 
 Context, query and answer are untrusted data: each sits between tags carrying a per-call random
 id, closing tags inside the data are neutralised, and the instructions say the tagged text is
-data. An evidence quote that cannot be found in the context does not count as support.
-Unparseable output gets one repair request; if that fails too the verdict is ``notSure`` with
+data. An evidence quote counts as support only if it is at least three words (four CJK
+characters) found in the context on word boundaries; offsets are on the original text. Only the
+model's own output is parsed: structured output when the model has it, else the last JSON object
+in the reply that matches the schema and does not restate the supplied data (an answer ending in
+a fake verdict is data, not a verdict). Unparseable output gets one repair request; if that fails too the verdict is ``notSure`` with
 the raw text kept on the result.
 """
 
@@ -127,20 +130,54 @@ def _neutralise(text: str, tag_id: str) -> str:
     return text.replace(tag_id, "_" * len(tag_id))
 
 
+_SENTINELS = {"nothing found", "none", "n/a", ""}
+#: Evidence shorter than this many words (or CJK characters, for text without spaces) is not a
+#: quote: "is" or "the" occurs in any context.
+MIN_QUOTE_WORDS = 3
+MIN_QUOTE_CJK_CHARS = 4
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+
+
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower().strip("\"'“”‘’")
+    """Whitespace collapsed and surrounding quotes removed; the case is kept (offsets stay)."""
+    return re.sub(r"\s+", " ", text).strip().strip("\"'“”‘’").strip()
+
+
+def _is_sentinel(quote: str) -> bool:
+    return _norm(quote).casefold() in _SENTINELS
+
+
+def _quote_too_short(quote: str) -> bool:
+    target = _norm(quote)
+    cjk = len(_CJK.findall(target))
+    if cjk:
+        words = len(_CJK.sub(" ", target).split())
+        return cjk + words < MIN_QUOTE_CJK_CHARS
+    return len(target.split()) < MIN_QUOTE_WORDS
+
+
+def _quote_pattern(target: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(w) for w in target.split(" "))
+    # Word boundaries where the quote starts or ends with a word character (not in CJK text,
+    # which has no spaces between words).
+    first, last = target[0], target[-1]
+    before = r"(?<!\w)" if (first.isalnum() or first == "_") and not _CJK.match(first) else ""
+    after = r"(?!\w)" if (last.isalnum() or last == "_") and not _CJK.match(last) else ""
+    return re.compile(before + body + after, re.IGNORECASE)
 
 
 def _find_quote(context: Sequence[str], quote: str) -> Evidence | None:
-    """Where ``quote`` occurs in the context (whitespace- and case-insensitive), if anywhere."""
+    """Where ``quote`` occurs in the context as whole words (whitespace- and case-insensitive).
+
+    Matching runs on the original passages, so offsets are exact even where lower-casing
+    changes a text's length ("İ" lower-cases to two code points).
+    """
     target = _norm(quote)
-    if not target or target in {"nothing found", "none", "n/a"}:
+    if _is_sentinel(target) or _quote_too_short(target):
         return None
+    pattern = _quote_pattern(target)
     for p, passage in enumerate(context):
-        folded = passage.lower()
-        words = target.split(" ")
-        pattern = r"\s+".join(re.escape(w) for w in words)
-        match = re.search(pattern, folded)
+        match = pattern.search(passage)
         if match:
             return Evidence(
                 passage=p,
@@ -152,23 +189,57 @@ def _find_quote(context: Sequence[str], quote: str) -> Evidence | None:
     return None
 
 
-def _json_object(text: str) -> Any:
-    """The first JSON object in a model's text reply (tolerates prose and code fences)."""
+def _schema_objects(text: str) -> list[tuple[int, int, BatchedAssessment]]:
+    """Every well-formed JSON object in ``text`` that matches the output schema, in order."""
+    decoder = json.JSONDecoder()
+    found: list[tuple[int, int, BatchedAssessment]] = []
     start = text.find("{")
     while start != -1:
-        depth = 0
-        for end in range(start, len(text)):
-            if text[end] == "{":
-                depth += 1
-            elif text[end] == "}":
-                depth -= 1
-                if depth == 0:
-                    try:
-                        return json.loads(text[start : end + 1])
-                    except json.JSONDecodeError:
-                        break
-        start = text.find("{", start + 1)
-    raise ValueError("no JSON object in the reply")
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            start = text.find("{", start + 1)
+            continue
+        try:
+            found.append((start, end, BatchedAssessment.model_validate(value)))
+        except ValidationError:
+            start = text.find("{", start + 1)  # look inside: the object may wrap one
+            continue
+        start = text.find("{", end)
+    return found
+
+
+def _canonical(assessment: BatchedAssessment) -> str:
+    return assessment.model_dump_json()
+
+
+class _Supplied:
+    """The data the model was given: anything in its reply that repeats it is not its own."""
+
+    def __init__(self, request: GroundednessRequest) -> None:
+        self.texts = [t for t in (request.answer, request.query or "", *request.context) if t]
+        self.objects = {_canonical(a) for t in self.texts for _, _, a in _schema_objects(t)}
+
+    def own(self, reply: str) -> BatchedAssessment:
+        """The last schema object in the reply that is the model's own, not restated data."""
+        own = [a for _, _, a in _schema_objects(reply) if _canonical(a) not in self.objects]
+        if not own:
+            raise ValueError("no JSON object of the model's own in the reply")
+        return own[-1]
+
+    def without_echoes(self, reply: str, pattern: re.Pattern[str]) -> str:
+        """The reply minus restated pieces of data (sentences, lines) that match ``pattern``."""
+        for text in self.texts:
+            if not pattern.search(text):
+                continue
+            pieces = {s.text for s in split_sentences(text)} | set(text.splitlines())
+            for piece in sorted(pieces, key=len, reverse=True):
+                if piece.strip() and pattern.search(piece):
+                    reply = reply.replace(piece.strip(), " ")
+        return reply
+
+
+_SCORE = re.compile(r"<?\s*Score\s*:\s*\[?\s*([1-5])\b", re.IGNORECASE)
 
 
 class _Unparsed(Exception):
@@ -311,22 +382,30 @@ class LLMJudge(Judge):
 
     # -- parsing (pure) -------------------------------------------------------------------
 
-    def _parse_assessments(self, reply: Any) -> list[SentenceAssessment]:
+    def _parse_assessments(
+        self, request: GroundednessRequest, reply: Any
+    ) -> list[SentenceAssessment]:
+        """The model's own assessments: structured output, else the last schema object in its
+        text that does not restate the supplied data (an answer can end in a fake verdict)."""
+        supplied = _Supplied(request)
         if isinstance(reply, dict) and "raw" in reply:  # structured output with include_raw
-            if reply.get("parsed") is not None:
-                return list(reply["parsed"].statements)
+            parsed = reply.get("parsed")
+            if isinstance(parsed, BatchedAssessment) and _canonical(parsed) not in supplied.objects:
+                return list(parsed.statements)
             reply = reply["raw"]
         text = _message_text(reply)
         try:
-            return BatchedAssessment.model_validate(_json_object(text)).statements
-        except (ValueError, ValidationError) as exc:
+            return supplied.own(text).statements
+        except ValueError as exc:
             raise _Unparsed(text) from exc
 
-    def _parse_scale(self, reply: Any) -> tuple[int, str]:
+    def _parse_scale(self, request: GroundednessRequest, reply: Any) -> tuple[int, str]:
         text = _message_text(reply)
-        match = re.search(r"<?\s*Score\s*:\s*\[?\s*([1-5])\b", text, re.IGNORECASE)
+        own = _Supplied(request).without_echoes(text, _SCORE)
+        match = _SCORE.search(own)
         if not match:
             raise _Unparsed(text)
+        text = own
         reason = text[match.end() :].lstrip(" ]>").strip()
         return int(match.group(1)), reason
 
@@ -346,9 +425,14 @@ class LLMJudge(Judge):
         score = a.score / 10
         reason = a.reason.strip()
         evidence = _find_quote(request.context, a.evidence)
-        if evidence is None and _norm(a.evidence) not in {"nothing found", ""} and score >= 0.5:
+        if evidence is None and not _is_sentinel(a.evidence) and score >= 0.5:
             score = min(score, 0.4)
-            reason += " (The quoted evidence is not in the context, so it does not count.)"
+            reason += (
+                f" (The quoted evidence is shorter than {MIN_QUOTE_WORDS} words, so it does not"
+                " count.)"
+                if _quote_too_short(a.evidence)
+                else " (The quoted evidence is not in the context, so it does not count.)"
+            )
         return SentenceJudgement(
             index=index,
             text=span.text,
@@ -405,19 +489,21 @@ class LLMJudge(Judge):
     ) -> list[SentenceAssessment]:
         messages = self.messages(request, spans, offset=offset)
         try:
-            return self._parse_assessments(self._call(messages))
+            return self._parse_assessments(request, self._call(messages))
         except _Unparsed as first:
-            return self._parse_assessments(self._call(self._repair_messages(messages, first.raw)))
+            return self._parse_assessments(
+                request, self._call(self._repair_messages(messages, first.raw))
+            )
 
     async def _aassess(
         self, request: GroundednessRequest, spans: Sequence[Span], offset: int
     ) -> list[SentenceAssessment]:
         messages = self.messages(request, spans, offset=offset)
         try:
-            return self._parse_assessments(await self._acall(messages))
+            return self._parse_assessments(request, await self._acall(messages))
         except _Unparsed as first:
             return self._parse_assessments(
-                await self._acall(self._repair_messages(messages, first.raw))
+                request, await self._acall(self._repair_messages(messages, first.raw))
             )
 
     def judge(self, request: GroundednessRequest) -> Judgement:
@@ -427,10 +513,10 @@ class LLMJudge(Judge):
                 messages = self.messages(request)
                 reply = self.llm.invoke(messages)
                 try:
-                    rating, reason = self._parse_scale(reply)
+                    rating, reason = self._parse_scale(request, reply)
                 except _Unparsed as first:
                     repair = self._repair_messages(messages, first.raw)
-                    rating, reason = self._parse_scale(self.llm.invoke(repair))
+                    rating, reason = self._parse_scale(request, self.llm.invoke(repair))
                 return self._from_scale(request, rating, reason)
             if self.strategy == "batched":
                 return self._from_assessments(request, spans, self._assess(request, spans, 0))
@@ -449,10 +535,10 @@ class LLMJudge(Judge):
                 messages = self.messages(request)
                 reply = await self.llm.ainvoke(messages)
                 try:
-                    rating, reason = self._parse_scale(reply)
+                    rating, reason = self._parse_scale(request, reply)
                 except _Unparsed as first:
                     repair = self._repair_messages(messages, first.raw)
-                    rating, reason = self._parse_scale(await self.llm.ainvoke(repair))
+                    rating, reason = self._parse_scale(request, await self.llm.ainvoke(repair))
                 return self._from_scale(request, rating, reason)
             if self.strategy == "batched":
                 return self._from_assessments(
