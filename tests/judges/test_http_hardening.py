@@ -119,11 +119,13 @@ def test_errors_with_data_survive_pickling() -> None:
         RateLimitError("r", retry_after=2.0, body=None, headers={}, judge="j"),
         JudgeResponseError("x", raw="raw", judge="j"),
         JudgeTimeoutError("t", judge="j"),
+        JudgeTimeoutError("deadline", judge="j", deadline=1.5),
     ]
     for error in errors:
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error)
-        assert back.__dict__ == error.__dict__
+        assert back.__dict__ == error.__dict__ and back.is_retryable == error.is_retryable
+    assert not errors[-1].is_retryable and errors[-1].deadline == 1.5
 
 
 # -- 13. a total deadline and a size cap ---------------------------------------------------
@@ -245,7 +247,8 @@ async def test_azure_long_sources_async_matches_sync(service) -> None:
     judge = azure(service)
     sync = GroundednessChecker(judge, cache_size=0).check([MAUNA_KEA + filler], answer)
     asyn = await GroundednessChecker(judge, cache_size=0).acheck([MAUNA_KEA + filler], answer)
-    assert sync.ungrounded_details == asyn.ungrounded_details and sync.verdict is asyn.verdict
+    assert sync.ungrounded_details and sync.ungrounded_details == asyn.ungrounded_details
+    assert sync.verdict is asyn.verdict is Verdict.NOT_GROUNDED
     await judge.aclose()
 
 
