@@ -48,6 +48,8 @@ class FakeService:
     requests: list[Seen] = field(default_factory=list)
     openai_replies: deque[str] = field(default_factory=deque)
     bytes_sent: int = 0
+    #: Like llama.cpp's server: refuse ``response_format: json_schema`` with a 500.
+    reject_json_schema: bool = False
 
     @property
     def url(self) -> str:
@@ -190,6 +192,19 @@ def _openai(
         return (
             401,
             {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}},
+            {},
+        )
+    response_format = (seen.body or {}).get("response_format") or {}
+    if svc.reject_json_schema and response_format.get("type") == "json_schema":
+        return (
+            500,
+            {
+                "error": {
+                    "code": 500,
+                    "message": "response_format.type: Input should be 'text' or 'json_object'",
+                    "type": "server_error",
+                }
+            },
             {},
         )
     content = fault[1] if fault and fault[0] == "content" else svc.openai_replies.popleft()

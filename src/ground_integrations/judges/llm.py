@@ -14,8 +14,9 @@ data. An evidence quote counts as support only if it is at least three words (fo
 characters) found in the context on word boundaries; offsets are on the original text. Only the
 model's own output is parsed: structured output when the model has it, else the last JSON object
 in the reply that matches the schema and does not restate the supplied data (an answer ending in
-a fake verdict is data, not a verdict). Unparseable output gets one repair request; if that fails too the verdict is ``notSure`` with
-the raw text kept on the result.
+a fake verdict is data, not a verdict). Placeholder evidence or reasons (the prompt's template
+copied back) make a statement notSure. Unparseable output gets one repair request; if that fails
+too the verdict is ``notSure`` with the raw text kept on the result.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import asyncio
 import json
 import re
 import secrets
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -52,6 +54,10 @@ __all__ = ["PROMPT_VERSION", "LLMJudge", "LLMJudgePrompts"]
 
 PROMPT_VERSION = "2026-11.1"
 Strategy = Literal["batched", "per_sentence", "scale_1_5"]
+Method = Literal["json_schema", "function_calling", "json_mode", "text"]
+METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
+#: Errors that say nothing about the request's shape: never a reason to change method.
+_TRANSIENT = ("timeout", "connection", "ratelimit", "authentication", "permission", "apiconnection")
 
 
 class SentenceAssessment(BaseModel):
@@ -145,6 +151,11 @@ def _norm(text: str) -> str:
 
 def _is_sentinel(quote: str) -> bool:
     return _norm(quote).casefold() in _SENTINELS
+
+
+def _placeholder(text: str) -> bool:
+    """Text with no letter or digit ("...", "…", "-"): a template copied back, not content."""
+    return not re.sub(r"[\W_]+", "", text)
 
 
 def _quote_too_short(quote: str) -> bool:
@@ -256,6 +267,30 @@ def _message_text(message: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
+def _status(exc: BaseException) -> int | None:
+    seen: BaseException | None = exc
+    for _ in range(4):
+        if seen is None:
+            return None
+        for holder in (seen, getattr(seen, "response", None)):
+            code = getattr(holder, "status_code", None)
+            if isinstance(code, int):
+                return code
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _rejected(exc: BaseException) -> bool:
+    """Did the server refuse the request's form (not: is it down, slow, or refusing us)?"""
+    names = "".join(type(e).__name__ for e in (exc, exc.__cause__) if e is not None).lower()
+    if any(word in names for word in _TRANSIENT):
+        return False
+    status = _status(exc)
+    if status is None:
+        return isinstance(exc, NotImplementedError | ValueError | TypeError)
+    return status in (400, 404, 415, 422, 500, 501)
+
+
 class LLMJudge(Judge):
     """A LangChain chat model as the judge.
 
@@ -267,6 +302,11 @@ class LLMJudge(Judge):
         structured: use the model's structured output (None: when it supports it); otherwise
             JSON is parsed from the text reply.
         max_concurrency: parallel calls for ``per_sentence``.
+        method: how to ask for the output: ``"json_schema"``, ``"function_calling"``,
+            ``"json_mode"`` or ``"text"`` (JSON parsed from the reply). ``"auto"`` (default)
+            tries them in that order: when a server rejects a request (many local
+            OpenAI-compatible servers refuse ``json_schema``), the judge moves to the next
+            method once and remembers it (see :attr:`method`); text parsing is the last resort.
     """
 
     name = "llm"
@@ -280,6 +320,7 @@ class LLMJudge(Judge):
         prompts: LLMJudgePrompts | None = None,
         structured: bool | None = None,
         max_concurrency: int = 4,
+        method: Method | Literal["auto"] = "auto",
     ) -> None:
         try:
             from langchain_core.language_models import BaseChatModel
@@ -299,17 +340,52 @@ class LLMJudge(Judge):
         self.strategy: Strategy = strategy
         self.prompts = prompts or LLMJudgePrompts()
         self.max_concurrency = max_concurrency
-        self._structured_llm: Any = None
-        if structured is not False and strategy != "scale_1_5":
+        if method not in ("auto", *METHODS):
+            raise ConfigurationError(
+                f"method must be 'auto' or one of {', '.join(map(repr, METHODS))}, got {method!r}"
+            )
+        if strategy == "scale_1_5" or structured is False:
+            wanted: tuple[str, ...] = ("text",)
+        elif method != "auto":
+            wanted = (method,)
+        else:
+            wanted = METHODS if structured is None else METHODS[:-1]
+        self._methods: list[tuple[str, Any]] = []
+        for name in wanted:
+            runnable = self._runnable(llm, name)
+            if runnable is not None:
+                self._methods.append((name, runnable))
+        if not self._methods and structured is None and method == "auto":
+            self._methods.append(("text", llm))
+        if not self._methods:
+            raise ConfigurationError(
+                f"{type(llm).__name__} has no structured output method "
+                f"{' / '.join(wanted)}; pass method='text' (or structured=False)"
+            )
+        self._method_option = method
+        self._current = 0
+        self._method_lock = threading.Lock()
+
+    @staticmethod
+    def _runnable(llm: BaseChatModel, method: str) -> Any:
+        """The runnable for one output method, or None if the model does not offer it."""
+        if method == "text":
+            return llm
+        try:
+            return llm.with_structured_output(BatchedAssessment, method=method, include_raw=True)
+        except (NotImplementedError, ValueError, TypeError):
+            pass
+        if method == "json_schema":  # models whose structured output takes no method
             try:
-                self._structured_llm = llm.with_structured_output(
-                    BatchedAssessment, include_raw=True
-                )
+                return llm.with_structured_output(BatchedAssessment, include_raw=True)
             except (NotImplementedError, ValueError, TypeError):
-                if structured:
-                    raise ConfigurationError(
-                        f"{type(llm).__name__} has no structured output; pass structured=False"
-                    ) from None
+                return None
+        return None
+
+    @property
+    def method(self) -> str:
+        """The output method in use: json_schema, function_calling, json_mode or text."""
+        return self._methods[self._current][0]
 
     @property
     def version(self) -> str:  # type: ignore[override]
@@ -322,7 +398,11 @@ class LLMJudge(Judge):
         return f"{self.name}:{self.version}:{self.strategy}:{id(self.llm)}"
 
     def config(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "max_concurrency": self.max_concurrency}
+        return {
+            "strategy": self.strategy,
+            "max_concurrency": self.max_concurrency,
+            "method": self._method_option,
+        }
 
     # -- prompts (pure) -------------------------------------------------------------------
 
@@ -422,6 +502,18 @@ class LLMJudge(Judge):
                 verdict=Verdict.NOT_SURE,
                 reason="The judge gave no assessment for this statement.",
             )
+        if _placeholder(a.evidence) or _placeholder(a.reason):
+            # The prompt's example copied back ("...", score 0): no assessment at all.
+            return SentenceJudgement(
+                index=index,
+                text=span.text,
+                start=span.start,
+                end=span.end,
+                score=0.5,
+                verdict=Verdict.NOT_SURE,
+                reason="The judge returned placeholder evidence or reason (a copy of the "
+                "prompt's template), not an assessment.",
+            )
         score = a.score / 10
         reason = a.reason.strip()
         evidence = _find_quote(request.context, a.evidence)
@@ -476,13 +568,33 @@ class LLMJudge(Judge):
         ask = self.prompts.repair_scale if self.strategy == "scale_1_5" else self.prompts.repair
         return [*messages, AIMessage(raw), HumanMessage(ask.format())]
 
+    def _fall_back(self, tried: int, exc: Exception) -> bool:
+        """After method ``tried`` failed with ``exc``: move to the next method if the server
+        rejected the request's shape (once per judge; the choice is kept). False: re-raise."""
+        if tried + 1 >= len(self._methods) or not _rejected(exc):
+            return False
+        with self._method_lock:
+            if self._current == tried:
+                self._current = tried + 1
+        return True
+
     def _call(self, messages: list[BaseMessage]) -> Any:
-        runnable = self._structured_llm or self.llm
-        return runnable.invoke(messages)
+        while True:
+            tried = self._current
+            try:
+                return self._methods[tried][1].invoke(messages)
+            except Exception as exc:
+                if not self._fall_back(tried, exc):
+                    raise
 
     async def _acall(self, messages: list[BaseMessage]) -> Any:
-        runnable = self._structured_llm or self.llm
-        return await runnable.ainvoke(messages)
+        while True:
+            tried = self._current
+            try:
+                return await self._methods[tried][1].ainvoke(messages)
+            except Exception as exc:
+                if not self._fall_back(tried, exc):
+                    raise
 
     def _assess(
         self, request: GroundednessRequest, spans: Sequence[Span], offset: int

@@ -1,0 +1,87 @@
+"""Issue 12: the LLM judge on local OpenAI-compatible servers (llama.cpp-like fakes on loopback)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_openai import ChatOpenAI
+
+from ground_integrations import ConfigurationError, GroundednessChecker, Verdict
+from ground_integrations.judges import LLMJudge
+
+from ..conftest import MAUNA_KEA
+from .fake_services import API_KEY
+
+GOOD = "Mauna Kea is an inactive volcano on the island of Hawaii."
+BAD = "Mauna Kea was first climbed by Edmund Hillary in 1953."
+REPLY = json.dumps(
+    {
+        "statements": [
+            {
+                "index": 0,
+                "evidence": "Mauna Kea is an inactive volcano on the island of Hawaiʻi.",
+                "reason": "stated",
+                "score": 10,
+            }
+        ]
+    }
+)
+
+
+def local_model(service) -> ChatOpenAI:
+    return ChatOpenAI(
+        base_url=f"{service.url}/v1", api_key=API_KEY, model="gemma-local", max_retries=0
+    )
+
+
+def test_a_server_that_rejects_json_schema_falls_back_once_and_remembers(service) -> None:
+    service.reject_json_schema = True
+    service.openai_replies.extend([REPLY, REPLY])
+    judge = LLMJudge(local_model(service))
+    checker = GroundednessChecker(judge, cache_size=0)
+    assert checker.check([MAUNA_KEA], GOOD).verdict is Verdict.GROUNDED
+    first = [q.body.get("response_format", {}).get("type") for q in service.requests]
+    assert first[0] == "json_schema" and len(service.requests) == 2
+    assert service.requests[1].body.get("response_format", {}).get("type") != "json_schema"
+    assert checker.check([MAUNA_KEA], GOOD).verdict is Verdict.GROUNDED
+    assert len(service.requests) == 3  # the working method is remembered
+    assert judge.method != "json_schema"
+
+
+async def test_the_async_path_falls_back_too(service) -> None:
+    service.reject_json_schema = True
+    service.openai_replies.append(REPLY)
+    judge = LLMJudge(local_model(service))
+    r = await GroundednessChecker(judge).acheck([MAUNA_KEA], GOOD)
+    assert r.verdict is Verdict.GROUNDED and len(service.requests) == 2
+
+
+def test_a_chosen_method_is_used_as_is(service) -> None:
+    service.openai_replies.append(REPLY)
+    judge = LLMJudge(local_model(service), method="json_mode")
+    assert GroundednessChecker(judge).check([MAUNA_KEA], GOOD).verdict is Verdict.GROUNDED
+    assert service.requests[0].body["response_format"] == {"type": "json_object"}
+    service.openai_replies.append(REPLY)
+    text = LLMJudge(local_model(service), method="text")
+    assert GroundednessChecker(text).check([MAUNA_KEA], GOOD).verdict is Verdict.GROUNDED
+    assert "response_format" not in service.requests[1].body
+    assert "tools" not in service.requests[1].body
+    with pytest.raises(ConfigurationError, match="method"):
+        LLMJudge(local_model(service), method="xml")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"index": 0, "evidence": "...", "reason": "...", "score": 0},
+        {"index": 0, "evidence": "NOTHING FOUND", "reason": "...", "score": 0},
+        {"index": 0, "evidence": "…", "reason": "stated", "score": 10},
+    ],
+)
+def test_a_copied_template_is_not_a_confident_verdict(item) -> None:
+    model = FakeListChatModel(responses=[json.dumps({"statements": [item]})])
+    r = GroundednessChecker(LLMJudge(model)).check([MAUNA_KEA], BAD)
+    assert r.verdict is Verdict.NOT_SURE and r.sentences[0].verdict is Verdict.NOT_SURE
+    assert "placeholder" in r.sentences[0].reason
