@@ -85,3 +85,32 @@ def test_a_copied_template_is_not_a_confident_verdict(item) -> None:
     r = GroundednessChecker(LLMJudge(model)).check([MAUNA_KEA], BAD)
     assert r.verdict is Verdict.NOT_SURE and r.sentences[0].verdict is Verdict.NOT_SURE
     assert "placeholder" in r.sentences[0].reason
+
+
+def test_model_errors_keep_their_type_and_retryability(service) -> None:
+    from ground_integrations import (
+        JudgeConnectionError,
+        JudgeHTTPError,
+        JudgeTimeoutError,
+        RateLimitError,
+    )
+
+    closed = ChatOpenAI(base_url="http://127.0.0.1:9/v1", api_key=API_KEY, model="m", max_retries=0)
+    with pytest.raises(JudgeConnectionError) as refused:
+        GroundednessChecker(LLMJudge(closed, method="text")).check([MAUNA_KEA], GOOD)
+    assert refused.value.is_retryable
+    slow = ChatOpenAI(
+        base_url=f"{service.url}/v1", api_key=API_KEY, model="m", max_retries=0, timeout=0.2
+    )
+    service.faults.append(("delay", 1.0))
+    with pytest.raises(JudgeTimeoutError) as timed_out:
+        GroundednessChecker(LLMJudge(slow, method="text")).check([MAUNA_KEA], GOOD)
+    assert timed_out.value.is_retryable
+    service.faults.append(("status", 429, {"error": {"message": "slow down"}}, {}))
+    with pytest.raises(RateLimitError) as limited:
+        GroundednessChecker(LLMJudge(local_model(service), method="text")).check([MAUNA_KEA], GOOD)
+    assert limited.value.is_retryable
+    service.faults.append(("status", 401, {"error": {"message": "bad key"}}, {}))
+    with pytest.raises(JudgeHTTPError) as denied:
+        GroundednessChecker(LLMJudge(local_model(service))).check([MAUNA_KEA], GOOD)
+    assert denied.value.status_code == 401 and not denied.value.is_retryable

@@ -33,7 +33,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..errors import ConfigurationError, MissingDependencyError
+from ..errors import (
+    ConfigurationError,
+    JudgeConnectionError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeTimeoutError,
+    MissingDependencyError,
+    RateLimitError,
+)
 from ..models import (
     Domain,
     Evidence,
@@ -381,6 +389,22 @@ class LLMJudge(Judge):
             except (NotImplementedError, ValueError, TypeError):
                 return None
         return None
+
+    def _translate(self, exc: Exception) -> JudgeError:
+        """Model-library errors (LangChain, OpenAI SDK, httpx) keep their type and retryability."""
+        chain = [e for e in (exc, exc.__cause__, exc.__context__) if e is not None]
+        names = "".join(type(e).__name__ for e in chain).lower()
+        status = _status(exc)
+        text = f"{self.name}: {type(exc).__name__}: {exc}"
+        if "timeout" in names or any(isinstance(e, TimeoutError) for e in chain):
+            return JudgeTimeoutError(text, judge=self.name)
+        if status == 429 or "ratelimit" in names:
+            return RateLimitError(text, judge=self.name)
+        if "connect" in names and status is None:
+            return JudgeConnectionError(text, judge=self.name)
+        if status is not None and status >= 400:
+            return JudgeHTTPError(text, status_code=status, judge=self.name)
+        return super()._translate(exc)
 
     @property
     def method(self) -> str:
