@@ -465,7 +465,10 @@ class LLMJudge(Judge):
 
         tag_id = tag_id or secrets.token_hex(4)
         system = self._system(request, tag_id)
-        data = self._data(request, tag_id)
+        # The rule also opens the human message: some chat formats drop system messages.
+        data = (
+            self.prompts.data_rule.format(id=tag_id).strip() + "\n\n" + self._data(request, tag_id)
+        )
         if self.strategy == "scale_1_5":
             answer = (
                 f"<statement-{tag_id}>\n{_neutralise(request.answer, tag_id)}\n"
