@@ -153,3 +153,23 @@ def test_the_data_rule_reaches_models_that_drop_system_messages() -> None:
     r = GroundednessChecker(LLMJudge(model)).check([MAUNA_KEA], attack)
     assert r.verdict is Verdict.NOT_GROUNDED
     assert all(not any(type(m).__name__ == "SystemMessage" for m in call) for call in model.calls)
+
+
+def test_output_is_capped_per_strategy_in_the_ways_servers_honour(service) -> None:
+    service.reject_json_schema = True
+    service.openai_replies.extend([REPLY, "<Score: 5> fine"])
+    model = local_model(service)
+    GroundednessChecker(LLMJudge(model)).check([MAUNA_KEA], GOOD)
+    body = service.requests[-1].body
+    assert body["max_completion_tokens"] == 4096 and body["max_tokens"] == 4096
+    GroundednessChecker(LLMJudge(model, strategy="scale_1_5")).check([MAUNA_KEA], GOOD)
+    assert service.requests[-1].body["max_tokens"] == 256
+    assert model.max_tokens is None  # the caller's model is not changed
+    service.openai_replies.append(REPLY)
+    own = local_model(service).model_copy(update={"max_tokens": 77})
+    GroundednessChecker(LLMJudge(own, method="text", max_output_tokens=999)).check(
+        [MAUNA_KEA], GOOD
+    )
+    assert service.requests[-1].body["max_completion_tokens"] == 77  # the caller's cap stays
+    with pytest.raises(ConfigurationError, match="max_output_tokens"):
+        LLMJudge(model, max_output_tokens=0)

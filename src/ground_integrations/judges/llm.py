@@ -64,6 +64,9 @@ PROMPT_VERSION = "2026-11.1"
 Strategy = Literal["batched", "per_sentence", "scale_1_5"]
 Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
+#: Output token caps per strategy: enough for the JSON of a long answer, not for a runaway.
+MAX_OUTPUT_TOKENS: dict[str, int] = {"batched": 4096, "per_sentence": 512, "scale_1_5": 256}
+_TOKEN_FIELDS = ("max_tokens", "max_completion_tokens", "num_predict", "max_output_tokens")
 #: Errors that say nothing about the request's shape: never a reason to change method.
 _TRANSIENT = ("timeout", "connection", "ratelimit", "authentication", "permission", "apiconnection")
 
@@ -275,6 +278,20 @@ def _message_text(message: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
+def _capped(llm: BaseChatModel, cap: int) -> BaseChatModel:
+    """A copy of ``llm`` with an output cap in the field it has (a cap already set is kept)."""
+    fields = type(llm).model_fields
+    name = next((f for f in _TOKEN_FIELDS if f in fields), None)
+    if name is None or getattr(llm, name, None) is not None:
+        return llm
+    update: dict[str, Any] = {name: cap}
+    base = getattr(llm, "openai_api_base", None)
+    if "extra_body" in fields and isinstance(base, str) and "api.openai.com" not in base:
+        # OpenAI-compatible servers (llama.cpp, vLLM...) that ignore max_completion_tokens.
+        update["extra_body"] = {"max_tokens": cap, **(getattr(llm, "extra_body", None) or {})}
+    return llm.model_copy(update=update)
+
+
 def _status(exc: BaseException) -> int | None:
     seen: BaseException | None = exc
     for _ in range(4):
@@ -315,6 +332,12 @@ class LLMJudge(Judge):
             tries them in that order: when a server rejects a request (many local
             OpenAI-compatible servers refuse ``json_schema``), the judge moves to the next
             method once and remembers it (see :attr:`method`); text parsing is the last resort.
+        max_output_tokens: a cap on generated tokens (default per strategy: batched 4096,
+            per_sentence 512, scale_1_5 256). It is set on a copy of the model (your object is
+            not changed; a cap you set on the model yourself is kept) in the field the model
+            has (``max_tokens``, ``num_predict``...); for an OpenAI-compatible server other than
+            OpenAI's it is also sent as ``max_tokens`` in the body, which servers such as
+            llama.cpp honour when they ignore ``max_completion_tokens``.
     """
 
     name = "llm"
@@ -329,6 +352,7 @@ class LLMJudge(Judge):
         structured: bool | None = None,
         max_concurrency: int = 4,
         method: Method | Literal["auto"] = "auto",
+        max_output_tokens: int | None = None,
     ) -> None:
         try:
             from langchain_core.language_models import BaseChatModel
@@ -344,6 +368,15 @@ class LLMJudge(Judge):
             )
         if max_concurrency < 1:
             raise ConfigurationError("max_concurrency must be at least 1")
+        if max_output_tokens is not None and (
+            isinstance(max_output_tokens, bool)
+            or not isinstance(max_output_tokens, int)
+            or max_output_tokens < 1
+        ):
+            raise ConfigurationError(
+                f"max_output_tokens must be a positive int, got {max_output_tokens!r}"
+            )
+        self.max_output_tokens = max_output_tokens or MAX_OUTPUT_TOKENS[strategy]
         self.llm = llm
         self.strategy: Strategy = strategy
         self.prompts = prompts or LLMJudgePrompts()
@@ -352,6 +385,8 @@ class LLMJudge(Judge):
             raise ConfigurationError(
                 f"method must be 'auto' or one of {', '.join(map(repr, METHODS))}, got {method!r}"
             )
+        llm = _capped(llm, self.max_output_tokens)
+        self._llm = llm
         if strategy == "scale_1_5" or structured is False:
             wanted: tuple[str, ...] = ("text",)
         elif method != "auto":
@@ -426,6 +461,7 @@ class LLMJudge(Judge):
             "strategy": self.strategy,
             "max_concurrency": self.max_concurrency,
             "method": self._method_option,
+            "max_output_tokens": self.max_output_tokens,
         }
 
     # -- prompts (pure) -------------------------------------------------------------------
@@ -650,12 +686,12 @@ class LLMJudge(Judge):
         try:
             if self.strategy == "scale_1_5":
                 messages = self.messages(request)
-                reply = self.llm.invoke(messages)
+                reply = self._llm.invoke(messages)
                 try:
                     rating, reason = self._parse_scale(request, reply)
                 except _Unparsed as first:
                     repair = self._repair_messages(messages, first.raw)
-                    rating, reason = self._parse_scale(request, self.llm.invoke(repair))
+                    rating, reason = self._parse_scale(request, self._llm.invoke(repair))
                 return self._from_scale(request, rating, reason)
             if self.strategy == "batched":
                 return self._from_assessments(request, spans, self._assess(request, spans, 0))
@@ -672,12 +708,12 @@ class LLMJudge(Judge):
         try:
             if self.strategy == "scale_1_5":
                 messages = self.messages(request)
-                reply = await self.llm.ainvoke(messages)
+                reply = await self._llm.ainvoke(messages)
                 try:
                     rating, reason = self._parse_scale(request, reply)
                 except _Unparsed as first:
                     repair = self._repair_messages(messages, first.raw)
-                    rating, reason = self._parse_scale(request, await self.llm.ainvoke(repair))
+                    rating, reason = self._parse_scale(request, await self._llm.ainvoke(repair))
                 return self._from_scale(request, rating, reason)
             if self.strategy == "batched":
                 return self._from_assessments(
