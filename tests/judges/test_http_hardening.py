@@ -265,6 +265,8 @@ def test_azure_details_are_located_on_the_answer_or_reported_unlocated(service) 
     service.faults.append(("status", 200, body, {}))
     r = GroundednessChecker(azure(service)).check([MAUNA_KEA], answer)
     located, unlocated = r.ungrounded_details
-    assert located.text == "It is very   TALL" and located.offset.code_point == answer.index("It is")
+    assert located.text == "It is very   TALL" and located.offset.code_point == answer.index(
+        "It is"
+    )
     assert unlocated.text == "Edmund Hillary climbed it" and unlocated.length.code_point == 0
     assert unlocated.reason is not None and unlocated.reason.startswith("[unlocated]")
