@@ -9,7 +9,7 @@
     │   ├── EmptyInputError            empty answer, empty context, empty passage
     │   └── InputTooLongError          over an enabled limit (``limit``, ``actual``)
     ├── JudgeError                     the judge failed; ``is_retryable`` says if trying again helps
-    │   ├── JudgeTimeoutError          retryable
+    │   ├── JudgeTimeoutError          retryable, unless a call's total ``deadline`` ran out
     │   ├── JudgeConnectionError       connection refused / dropped: retryable
     │   ├── JudgeHTTPError             a service answered 4xx/5xx (``status_code``, ``body``...)
     │   │   └── RateLimitError         429, retryable, ``retry_after`` seconds when the service said
@@ -18,6 +18,7 @@
 
 Lower-layer errors (httpx, JSON, a model library) are translated into this tree at exactly one
 boundary: the judge base class and the shared HTTP helper. Callers only ever catch these.
+Every error pickles with its data (for process pools and Ray workers).
 """
 
 from __future__ import annotations
@@ -46,8 +47,18 @@ __all__ = [
 ]
 
 
+def _restore(cls: type[GroundednessError], args: tuple[Any, ...]) -> GroundednessError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    return error
+
+
 class GroundednessError(Exception):
     """Base class of every error this package raises on purpose."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Subclasses take keyword-only data, so rebuild from the message and restore the fields.
+        return (_restore, (type(self), self.args), dict(self.__dict__))
 
 
 class ConfigurationError(GroundednessError):
@@ -98,9 +109,21 @@ class JudgeError(GroundednessError):
 
 
 class JudgeTimeoutError(JudgeError):
-    """The judge did not answer in time. Retrying may help."""
+    """The judge did not answer in time. Retrying may help.
+
+    ``deadline`` is set when the call's total deadline (retries and waits included) ran out;
+    such an error is not retryable: the time budget is spent.
+    """
 
     is_retryable = True
+
+    def __init__(
+        self, message: str, *, judge: str | None = None, deadline: float | None = None
+    ) -> None:
+        self.deadline = deadline
+        if deadline is not None:
+            self.is_retryable = False
+        super().__init__(message, judge=judge)
 
 
 class JudgeConnectionError(JudgeError):

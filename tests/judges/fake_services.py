@@ -6,6 +6,10 @@ Each request consumes the next queued fault, if any:
   ("malformed",)                  200 with a body that is not JSON
   ("drop",)                       close the connection without answering
   ("content", text)               (Upstage / OpenAI) answer with this message content
+  ("drip", interval, nbytes)      200, then one byte of body every ``interval`` seconds
+  ("huge", nbytes, declare)       200 with ``nbytes`` of body sent in 64 KiB pieces; ``declare``
+                                  sends a Content-Length (else the connection closes at the end)
+  ("redirect", code, location)    a redirect to ``location``
 Otherwise the server answers as the vendor would, deciding with the embedded judge.
 """
 
@@ -43,6 +47,9 @@ class FakeService:
     faults: deque[tuple[Any, ...]] = field(default_factory=deque)
     requests: list[Seen] = field(default_factory=list)
     openai_replies: deque[str] = field(default_factory=deque)
+    bytes_sent: int = 0
+    #: Like llama.cpp's server: refuse ``response_format: json_schema`` with a 500.
+    reject_json_schema: bool = False
 
     @property
     def url(self) -> str:
@@ -187,6 +194,19 @@ def _openai(
             {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}},
             {},
         )
+    response_format = (seen.body or {}).get("response_format") or {}
+    if svc.reject_json_schema and response_format.get("type") == "json_schema":
+        return (
+            500,
+            {
+                "error": {
+                    "code": 500,
+                    "message": "response_format.type: Input should be 'text' or 'json_object'",
+                    "type": "server_error",
+                }
+            },
+            {},
+        )
     content = fault[1] if fault and fault[0] == "content" else svc.openai_replies.popleft()
     return (
         200,
@@ -242,6 +262,15 @@ def start() -> FakeService:
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
+            if fault and fault[0] == "drip":
+                self._drip(fault[1], fault[2])
+                return
+            if fault and fault[0] == "huge":
+                self._huge(fault[1], fault[2])
+                return
+            if fault and fault[0] == "redirect":
+                self._send(fault[1], b"", {"location": fault[2]})
+                return
             if fault and fault[0] == "malformed":
                 self._send(200, b"<html>not json", {"content-type": "text/html"})
                 return
@@ -264,6 +293,39 @@ def start() -> FakeService:
             self._send(
                 code, json.dumps(payload).encode(), {"content-type": "application/json", **headers}
             )
+
+        def _drip(self, interval: float, nbytes: int) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(nbytes))
+            self.end_headers()
+            try:
+                for _ in range(nbytes):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(interval)
+            except OSError:  # the client gave up: that is the point
+                pass
+
+        def _huge(self, nbytes: int, declare: bool) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            if declare:
+                self.send_header("content-length", str(nbytes))
+            else:
+                self.send_header("connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            piece = b" " * 65536
+            try:
+                sent = 0
+                while sent < nbytes:
+                    self.wfile.write(piece[: nbytes - sent])
+                    sent += len(piece)
+                    svc_sent = holder["svc"]
+                    svc_sent.bytes_sent = sent
+            except OSError:
+                pass
 
         def _send(self, code: int, data: bytes, headers: dict[str, str]) -> None:
             self.send_response(code)

@@ -51,3 +51,18 @@ def test_configuration_and_loading_by_name() -> None:
         load_judge("gpt-judge")
     with pytest.raises(ConfigurationError, match="bad settings"):
         load_judge("heuristic", colour="blue")
+
+
+async def test_an_escalation_that_yields_nothing_usable_keeps_the_earlier_result() -> None:
+    unparsed = FakeJudgeModel(replies=["nope", "still nope", "nope", "still nope"])
+    cascade = CascadeJudge(
+        [ScriptedJudge(["notGrounded"]), LLMJudge(unparsed)],
+        escalate_on=["notSure", "notGrounded"],
+    )
+    answer = "Mauna Kea was first climbed by Edmund Hillary."
+    r = GroundednessChecker(cascade, cache_size=0).check([MAUNA_KEA], answer)
+    assert r.verdict is Verdict.NOT_GROUNDED and r.score == 0.0 and r.sentences
+    assert r.judge.decided_by.startswith("scripted 1")
+    assert "escalation to llm" in r.judge.decided_by and len(unparsed.calls) == 2
+    a = await GroundednessChecker(cascade, cache_size=0).acheck([MAUNA_KEA], answer)
+    assert (a.verdict, a.score, a.judge.decided_by) == (r.verdict, r.score, r.judge.decided_by)

@@ -79,7 +79,7 @@ def test_prompts_differ_by_task_and_domain() -> None:
         "question itself is not evidence" in qna[0].content
         and "<question-ab>\nWhat is it?" in qna[1].content
     )
-    assert "doses, units" in med[0].content and "<question-ab>" not in med[1].content
+    assert "doses, units" in med[0].content and "<question-ab>\n" not in med[1].content
 
 
 def test_injection_in_the_answer_cannot_change_the_verdict() -> None:

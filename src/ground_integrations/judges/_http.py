@@ -1,9 +1,17 @@
 """What every HTTP judge shares: clients, timeouts, retries, rate limits, error translation.
 
 A vendor judge supplies two pure functions, :meth:`HTTPJudge.build` (request -> HTTP call) and
-:meth:`HTTPJudge.parse` (HTTP response body -> judgement). Sending differs between the sync and
-async paths and nothing else does. httpx errors become this package's typed errors here, once,
-with secrets redacted from every message and body.
+:meth:`HTTPJudge.parse` (HTTP response body -> judgement), and optionally :meth:`HTTPJudge.split`
+/ :meth:`HTTPJudge.combine` when one check takes several calls. Sending differs between the sync
+and async paths and nothing else does. httpx errors become this package's typed errors here,
+once, with secrets redacted from every message, body, header and raw field.
+
+Whatever client is passed in, every call:
+
+* never follows a redirect (a key header must never reach another origin; httpx strips only
+  ``Authorization`` across origins) and refuses a response from another origin;
+* has a total ``deadline`` (connect, every read, retries, ``Retry-After`` and rate-limit waits);
+* streams the body and stops at ``max_response_bytes``.
 """
 
 from __future__ import annotations
@@ -11,13 +19,14 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import math
 import os
 import random
 import threading
 import time
 from abc import abstractmethod
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +47,9 @@ from ..models import GroundednessRequest
 from .base import Judge, Judgement
 
 __all__ = ["HTTPCall", "HTTPJudge", "RateLimiter", "RetryPolicy", "secret_from_env"]
+
+DEFAULT_DEADLINE = 120.0  # seconds for one check, retries and waits included
+DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 
 def secret_from_env(value: str | SecretStr | None, env: str, owner: str) -> SecretStr:
@@ -104,25 +116,142 @@ class HTTPCall:
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from ``Retry-After`` (a number or an HTTP date) or ``retry-after-ms``; else None."""
     value = headers.get("retry-after") or headers.get("Retry-After")
+    seconds: float | None = None
     if value is None:
         ms = headers.get("retry-after-ms")
-        return float(ms) / 1000 if ms and ms.replace(".", "", 1).isdigit() else None
-    try:
-        return float(value)
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        try:
+            seconds = float(ms) / 1000 if ms else None
+        except ValueError:
+            return None
+    else:
+        try:
+            seconds = float(value)
+        except ValueError:
+            try:
+                parsed = email.utils.parsedate_to_datetime(value)
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return None  # neither a number nor a date: ignored, the backoff applies
+            seconds = parsed.timestamp() - time.time()
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return (url.scheme, url.host, url.port)
+
+
+class _Budget:
+    """The time left for one check."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.ends = time.monotonic() + deadline
+
+    def remaining(self) -> float:
+        return self.ends - time.monotonic()
+
+
+class _Secrets:
+    """Values to hide: the judge's own secrets and every header value the judge adds."""
+
+    def __init__(self, values: list[str]) -> None:
+        found = set()
+        for value in values:
+            if not value:
+                continue
+            found.add(value)
+            scheme, _, token = value.partition(" ")
+            if token and scheme.lower() in ("bearer", "basic", "token"):
+                found.add(token)
+        self.values = sorted((v for v in found if len(v) >= 4), key=len, reverse=True)
+
+    def text(self, text: str) -> str:
+        for value in self.values:
+            text = text.replace(value, "***")
+        return text
+
+    def data(self, data: Any) -> Any:
+        if isinstance(data, str):
+            return self.text(data)
+        if isinstance(data, Mapping):
+            return {self.text(str(k)): self.data(v) for k, v in data.items()}
+        if isinstance(data, list | tuple):
+            return [self.data(v) for v in data]
+        return data
+
+    def headers(self, headers: httpx.Headers) -> dict[str, str]:
+        return {k: self.text(v) for k, v in headers.items() if k.lower() != "set-cookie"}
+
+    def judgement(self, judgement: Judgement) -> Judgement:
+        details = [
+            d.model_copy(
+                update={
+                    "reason": self.text(d.reason) if d.reason else d.reason,
+                    "correction": self.text(d.correction) if d.correction else d.correction,
+                }
+            )
+            for d in judgement.ungrounded_details
+        ]
+        return judgement.model_copy(
+            update={
+                "raw": self.text(judgement.raw) if judgement.raw else judgement.raw,
+                "correction": (
+                    self.text(judgement.correction)
+                    if judgement.correction
+                    else judgement.correction
+                ),
+                "ungrounded_details": details,
+            }
+        )
+
+
+class _Body:
+    """Collects a streamed body, stopping at the size cap and at the deadline."""
+
+    def __init__(self, judge: HTTPJudge, response: httpx.Response, budget: _Budget) -> None:
+        self.judge = judge
+        self.response = response
+        self.budget = budget
+        self.parts: list[bytes] = []
+        self.size = 0
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > judge.max_response_bytes:
+            raise judge._too_large(int(declared))
+
+    def feed(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > self.judge.max_response_bytes:
+            raise self.judge._too_large(None)
+        self.parts.append(chunk)
+        if self.budget.remaining() <= 0:
+            raise self.judge._deadline_error(self.budget)
+
+    def done(self) -> httpx.Response:
+        r = self.response
+        # The body is already decoded; drop the encoding header so it is not decoded twice.
+        headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() != "content-encoding"]
+        return httpx.Response(
+            r.status_code, headers=headers, content=b"".join(self.parts), request=r.request
+        )
 
 
 class HTTPJudge(Judge):
     """Base of judges that call a web service.
 
     Args:
-        timeout: seconds for connect, read and write (httpx semantics).
+        timeout: seconds for connect, each read and write (httpx semantics).
+        deadline: total seconds for one check, every retry, ``Retry-After`` and rate-limit wait
+            included (default 120). When it runs out the check fails with a non-retryable
+            :class:`JudgeTimeoutError` whose ``deadline`` is set.
+        max_response_bytes: the largest response body read (default 10 MiB); the body is
+            streamed and reading stops there with a :class:`JudgeResponseError`.
         retry: retry policy for 429, 5xx, timeouts and connection errors.
         client / async_client: your own httpx clients (pooling, proxies, transports); they stay
-            yours and are not closed by :meth:`close`.
+            yours and are not closed by :meth:`close`. Redirects are never followed, whatever
+            the client's ``follow_redirects``: a 3xx is a :class:`JudgeHTTPError`.
         rate_limit: ``(requests, per_seconds)`` enforced client-side before sending.
     """
 
@@ -134,10 +263,24 @@ class HTTPJudge(Judge):
         client: httpx.Client | None = None,
         async_client: httpx.AsyncClient | None = None,
         rate_limit: tuple[int, float] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
-        if timeout <= 0:
+        if not timeout > 0:
             raise ConfigurationError(f"timeout must be positive, got {timeout}")
+        if isinstance(deadline, bool) or not (isinstance(deadline, int | float) and deadline > 0):
+            raise ConfigurationError(
+                f"deadline must be a positive number of seconds, got {deadline!r}"
+            )
+        if isinstance(max_response_bytes, bool) or not (
+            isinstance(max_response_bytes, int) and max_response_bytes > 0
+        ):
+            raise ConfigurationError(
+                f"max_response_bytes must be a positive int, got {max_response_bytes!r}"
+            )
         self.timeout = timeout
+        self.deadline = float(deadline)
+        self.max_response_bytes = max_response_bytes
         self.retry = retry or RetryPolicy()
         self._client = client
         self._async_client = async_client
@@ -156,8 +299,16 @@ class HTTPJudge(Judge):
     def parse(self, request: GroundednessRequest, body: Any) -> Judgement:
         """The judgement in a successful response body (pure). Raise JudgeResponseError."""
 
+    def split(self, request: GroundednessRequest) -> list[GroundednessRequest]:
+        """The requests one check takes (pure); one unless the service's limits need more."""
+        return [request]
+
+    def combine(self, request: GroundednessRequest, parts: list[Judgement]) -> Judgement:
+        """One judgement from those of :meth:`split`'s requests (pure)."""
+        return parts[0]
+
     def secrets(self) -> list[str]:
-        """Values to redact from errors and bodies."""
+        """Values to redact from errors and bodies (header values the judge adds are added)."""
         return []
 
     def error_message(self, body: Any) -> str | None:
@@ -167,46 +318,120 @@ class HTTPJudge(Judge):
             return str(message) if message else None
         return None
 
-    # -- shared mechanics -------------------------------------------------------------------
+    # -- shared mechanics (pure) ------------------------------------------------------------
+
+    def _secrets(self, call: HTTPCall | None = None) -> _Secrets:
+        return _Secrets([*self.secrets(), *(call.headers.values() if call else ())])
 
     def _redact(self, text: str) -> str:
-        for secret in self.secrets():
-            if secret:
-                text = text.replace(secret, "***")
-        return text
+        return self._secrets().text(text)
 
-    def _body(self, response: httpx.Response) -> Any:
+    def _too_large(self, declared: int | None) -> JudgeResponseError:
+        size = f"{declared:,} bytes" if declared is not None else "more"
+        return JudgeResponseError(
+            f"{self.name}: the response body is {size}, over max_response_bytes="
+            f"{self.max_response_bytes:,}; reading stopped. Raise max_response_bytes if the "
+            "service legitimately returns more.",
+            judge=self.name,
+        )
+
+    def _deadline_error(self, budget: _Budget) -> JudgeTimeoutError:
+        return JudgeTimeoutError(
+            f"{self.name}: no complete answer within the deadline of {budget.deadline:g}s for "
+            "this check (retries and waits included); raise deadline=... if the service is "
+            "this slow.",
+            judge=self.name,
+            deadline=budget.deadline,
+        )
+
+    def _timeout(self, budget: _Budget) -> float:
+        left = budget.remaining()
+        if left <= 0:
+            raise self._deadline_error(budget)
+        return min(self.timeout, left)
+
+    def _request(
+        self, client: httpx.Client | httpx.AsyncClient, call: HTTPCall, budget: _Budget
+    ) -> httpx.Request:
+        return client.build_request(
+            call.method,
+            call.url,
+            headers=call.headers,
+            params=call.params,
+            json=call.json,
+            timeout=self._timeout(budget),
+        )
+
+    def _head(self, call: HTTPCall, response: httpx.Response, budget: _Budget) -> _Body:
+        """Check a response before reading its body: same origin, no redirect, not too big."""
+        secrets = self._secrets(call)
+        headers = secrets.headers(response.headers)
+        if _origin(response.url) != _origin(httpx.URL(call.url)):
+            raise JudgeHTTPError(
+                f"{self.name}: the response came from another origin "
+                f"({secrets.text(str(response.url.copy_with(query=None)))}); refused so the key "
+                "is never sent there. Check the client's transport and event hooks.",
+                status_code=response.status_code,
+                headers=headers,
+                judge=self.name,
+            )
+        if 300 <= response.status_code < 400:
+            location = secrets.text(response.headers.get("location", "?"))
+            raise JudgeHTTPError(
+                f"{self.name}: HTTP {response.status_code}, a redirect to {location}. Redirects "
+                "are never followed (the key must not reach another host): set the endpoint "
+                "or base URL to the final address.",
+                status_code=response.status_code,
+                headers=headers,
+                judge=self.name,
+            )
+        return _Body(self, response, budget)
+
+    def _body(self, response: httpx.Response, secrets: _Secrets) -> Any:
         try:
-            return response.json()
+            return secrets.data(response.json())
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return self._redact(response.text[:2000])
+            return secrets.text(response.text[:2000])
 
-    def _handle(self, request: GroundednessRequest, response: httpx.Response) -> Judgement:
+    def _handle(
+        self, request: GroundednessRequest, call: HTTPCall, response: httpx.Response
+    ) -> Judgement:
+        secrets = self._secrets(call)
         if response.is_success:
             try:
                 body = response.json()
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            except (json.JSONDecodeError, UnicodeDecodeError):
                 raise JudgeResponseError(
                     f"{self.name}: the service answered {response.status_code} with a body that "
-                    f"is not JSON: {self._redact(response.text[:200])!r}",
-                    raw=self._redact(response.text[:2000]),
+                    f"is not JSON: {secrets.text(response.text[:200])!r}",
+                    raw=secrets.text(response.text[:2000]),
                     judge=self.name,
-                ) from exc
+                ) from None
+            if not isinstance(body, Mapping):
+                raise JudgeResponseError(
+                    f"{self.name}: the service answered {response.status_code} with a JSON "
+                    f"{type(body).__name__} where an object was expected",
+                    raw=secrets.data(body),
+                    judge=self.name,
+                )
             try:
-                return self.parse(request, body)
+                return secrets.judgement(self.parse(request, body))
+            except JudgeResponseError as exc:
+                raise JudgeResponseError(
+                    secrets.text(str(exc)), raw=secrets.data(exc.raw), judge=self.name
+                ) from None
             except GroundednessError:
                 raise
-            except (KeyError, IndexError, TypeError, ValueError) as exc:
+            except Exception as exc:
                 raise JudgeResponseError(
-                    f"{self.name}: unexpected response shape ({type(exc).__name__}: {exc})",
-                    raw=self._redact(json.dumps(body)[:2000]),
+                    f"{self.name}: unexpected response shape "
+                    f"({type(exc).__name__}: {secrets.text(str(exc))})",
+                    raw=secrets.text(json.dumps(body, default=str)[:2000]),
                     judge=self.name,
-                ) from exc
-        body = self._body(response)
-        if isinstance(body, Mapping):
-            body = json.loads(self._redact(json.dumps(body)))
+                ) from None
+        body = self._body(response, secrets)
         detail = self.error_message(body) or (body if isinstance(body, str) else "")
-        headers = {k: v for k, v in response.headers.items() if k.lower() != "set-cookie"}
+        headers = secrets.headers(response.headers)
         message = f"{self.name}: HTTP {response.status_code}" + (f": {detail}" if detail else "")
         if response.status_code == 429:
             raise RateLimitError(
@@ -220,7 +445,9 @@ class HTTPJudge(Judge):
             message, status_code=response.status_code, body=body, headers=headers, judge=self.name
         )
 
-    def _translate_transport(self, exc: httpx.HTTPError) -> JudgeError:
+    def _translate_transport(self, exc: httpx.HTTPError, budget: _Budget) -> JudgeError:
+        if isinstance(exc, httpx.TimeoutException) and budget.remaining() <= 0:
+            return self._deadline_error(budget)
         text = self._redact(str(exc)) or type(exc).__name__
         if isinstance(exc, httpx.TimeoutException):
             return JudgeTimeoutError(
@@ -228,12 +455,28 @@ class HTTPJudge(Judge):
             )
         return JudgeConnectionError(f"{self.name}: connection failed ({text})", judge=self.name)
 
-    def _next_delay(self, error: JudgeError, retry: int) -> float | None:
+    def _next_delay(self, error: JudgeError, retry: int, budget: _Budget) -> float | None:
         """Seconds to wait before retry number ``retry`` (0-based), or None to give up."""
         if not error.is_retryable or retry >= self.retry.max_retries:
             return None
         retry_after = error.retry_after if isinstance(error, RateLimitError) else None
-        return self.retry.delay(retry, retry_after)
+        delay = self.retry.delay(retry, retry_after)
+        return delay if delay < budget.remaining() else None  # no time left to try again
+
+    def _slot(self, budget: _Budget) -> float:
+        """Seconds to wait for the client-side rate limit, within the deadline."""
+        wait = self._limiter.reserve() if self._limiter is not None else 0.0
+        if wait >= budget.remaining():
+            raise self._deadline_error(budget)
+        return wait
+
+    def _calls(
+        self, request: GroundednessRequest
+    ) -> Iterator[tuple[GroundednessRequest, HTTPCall]]:
+        for part in self.split(request):
+            yield part, self.build(part)
+
+    # -- sending: the only part that differs between sync and async ---------------------------
 
     @property
     def client(self) -> httpx.Client:
@@ -248,61 +491,79 @@ class HTTPJudge(Judge):
             self._async_client = httpx.AsyncClient(timeout=self.timeout)
         return self._async_client
 
-    def judge(self, request: GroundednessRequest) -> Judgement:
-        call = self.build(request)
+    def _send(self, call: HTTPCall, budget: _Budget) -> httpx.Response:
+        client = self.client
+        try:
+            response = client.send(
+                self._request(client, call, budget), stream=True, follow_redirects=False
+            )
+            try:
+                body = self._head(call, response, budget)
+                for chunk in response.iter_bytes():
+                    body.feed(chunk)
+                return body.done()
+            finally:
+                response.close()
+        except httpx.HTTPError as exc:
+            raise self._translate_transport(exc, budget) from None
+
+    async def _asend(self, call: HTTPCall, budget: _Budget) -> httpx.Response:
+        client = self.async_client
+        try:
+            response = await client.send(
+                self._request(client, call, budget), stream=True, follow_redirects=False
+            )
+            try:
+                body = self._head(call, response, budget)
+                async for chunk in response.aiter_bytes():
+                    body.feed(chunk)
+                return body.done()
+            finally:
+                await response.aclose()
+        except httpx.HTTPError as exc:
+            raise self._translate_transport(exc, budget) from None
+
+    def _one(self, request: GroundednessRequest, call: HTTPCall, budget: _Budget) -> Judgement:
         retry = 0
         while True:
-            if self._limiter is not None:
-                wait = self._limiter.reserve()
-                if wait:
-                    time.sleep(wait)
+            wait = self._slot(budget)
+            if wait:
+                time.sleep(wait)
             try:
-                try:
-                    response = self.client.request(
-                        call.method,
-                        call.url,
-                        headers=call.headers,
-                        params=call.params,
-                        json=call.json,
-                        timeout=self.timeout,
-                    )
-                except httpx.HTTPError as exc:
-                    raise self._translate_transport(exc) from exc
-                return self._handle(request, response)
+                return self._handle(request, call, self._send(call, budget))
             except JudgeError as error:
-                delay = self._next_delay(error, retry)
+                delay = self._next_delay(error, retry, budget)
                 if delay is None:
                     raise
             time.sleep(delay)
             retry += 1
 
-    async def ajudge(self, request: GroundednessRequest) -> Judgement:
-        call = self.build(request)
+    async def _aone(
+        self, request: GroundednessRequest, call: HTTPCall, budget: _Budget
+    ) -> Judgement:
         retry = 0
         while True:
-            if self._limiter is not None:
-                wait = self._limiter.reserve()
-                if wait:
-                    await asyncio.sleep(wait)
+            wait = self._slot(budget)
+            if wait:
+                await asyncio.sleep(wait)
             try:
-                try:
-                    response = await self.async_client.request(
-                        call.method,
-                        call.url,
-                        headers=call.headers,
-                        params=call.params,
-                        json=call.json,
-                        timeout=self.timeout,
-                    )
-                except httpx.HTTPError as exc:
-                    raise self._translate_transport(exc) from exc
-                return self._handle(request, response)
+                return self._handle(request, call, await self._asend(call, budget))
             except JudgeError as error:
-                delay = self._next_delay(error, retry)
+                delay = self._next_delay(error, retry, budget)
                 if delay is None:
                     raise
             await asyncio.sleep(delay)
             retry += 1
+
+    def judge(self, request: GroundednessRequest) -> Judgement:
+        budget = _Budget(self.deadline)
+        parts = [self._one(part, call, budget) for part, call in self._calls(request)]
+        return self.combine(request, parts)
+
+    async def ajudge(self, request: GroundednessRequest) -> Judgement:
+        budget = _Budget(self.deadline)
+        parts = [await self._aone(part, call, budget) for part, call in self._calls(request)]
+        return self.combine(request, parts)
 
     def close(self) -> None:
         """Close the sync client this judge created (yours stay open); ``aclose`` closes both."""

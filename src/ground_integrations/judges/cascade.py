@@ -76,7 +76,34 @@ class CascadeJudge(Judge):
     def _escalate(self, index: int, judge: Judge, judgement: Judgement) -> bool:
         return index < len(self.judges) - 1 and _verdict(judge, judgement) in self.escalate_on
 
+    def _usable(self, judge: Judge, judgement: Judgement) -> bool:
+        """False for a reply that carries nothing: notSure with only raw text (unparsed)."""
+        return not (
+            _verdict(judge, judgement) is Verdict.NOT_SURE
+            and judgement.raw is not None
+            and not judgement.sentences
+            and not judgement.ungrounded_details
+        )
+
+    def _step(
+        self,
+        i: int,
+        judge: Judge,
+        out: Judgement,
+        earlier: tuple[Judge, Judgement] | None,
+    ) -> Judgement | None:
+        """The cascade's answer after judge ``i`` answered ``out``, or None to escalate."""
+        if earlier is not None and not self._usable(judge, out):
+            first, kept = earlier
+            decided = self._decided(first, kept)
+            note = f"{decided.decided_by}; escalation to {judge.name} gave no usable verdict"
+            return decided.model_copy(update={"decided_by": note})
+        if not self._escalate(i, judge, out):
+            return self._decided(judge, out)
+        return None
+
     def judge(self, request: GroundednessRequest) -> Judgement:
+        earlier: tuple[Judge, Judgement] | None = None
         for i, judge in enumerate(self.judges):
             try:
                 out = judge.run(request)
@@ -84,11 +111,14 @@ class CascadeJudge(Judge):
                 if self.escalate_on_error and i < len(self.judges) - 1:
                     continue
                 raise
-            if not self._escalate(i, judge, out):
-                return self._decided(judge, out)
+            decided = self._step(i, judge, out, earlier)
+            if decided is not None:
+                return decided
+            earlier = (judge, out)  # the latest usable result
         raise AssertionError("unreachable: the last judge always decides")  # pragma: no cover
 
     async def ajudge(self, request: GroundednessRequest) -> Judgement:
+        earlier: tuple[Judge, Judgement] | None = None
         for i, judge in enumerate(self.judges):
             try:
                 out = await judge.arun(request)
@@ -96,8 +126,10 @@ class CascadeJudge(Judge):
                 if self.escalate_on_error and i < len(self.judges) - 1:
                     continue
                 raise
-            if not self._escalate(i, judge, out):
-                return self._decided(judge, out)
+            decided = self._step(i, judge, out, earlier)
+            if decided is not None:
+                return decided
+            earlier = (judge, out)  # the latest usable result
         raise AssertionError("unreachable: the last judge always decides")  # pragma: no cover
 
     def close(self) -> None:

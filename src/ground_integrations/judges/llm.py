@@ -10,9 +10,13 @@ Strategies:
 
 Context, query and answer are untrusted data: each sits between tags carrying a per-call random
 id, closing tags inside the data are neutralised, and the instructions say the tagged text is
-data. An evidence quote that cannot be found in the context does not count as support.
-Unparseable output gets one repair request; if that fails too the verdict is ``notSure`` with
-the raw text kept on the result.
+data. An evidence quote counts as support only if it is at least three words (four CJK
+characters) found in the context on word boundaries; offsets are on the original text. Only the
+model's own output is parsed: structured output when the model has it, else the last JSON object
+in the reply that matches the schema and does not restate the supplied data (an answer ending in
+a fake verdict is data, not a verdict). Placeholder evidence or reasons (the prompt's template
+copied back) make a statement notSure. Unparseable output gets one repair request; if that fails
+too the verdict is ``notSure`` with the raw text kept on the result.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import asyncio
 import json
 import re
 import secrets
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,7 +33,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..errors import ConfigurationError, MissingDependencyError
+from ..errors import (
+    ConfigurationError,
+    JudgeConnectionError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeTimeoutError,
+    MissingDependencyError,
+    RateLimitError,
+)
 from ..models import (
     Domain,
     Evidence,
@@ -49,6 +62,13 @@ __all__ = ["PROMPT_VERSION", "LLMJudge", "LLMJudgePrompts"]
 
 PROMPT_VERSION = "2026-11.1"
 Strategy = Literal["batched", "per_sentence", "scale_1_5"]
+Method = Literal["json_schema", "function_calling", "json_mode", "text"]
+METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
+#: Output token caps per strategy: enough for the JSON of a long answer, not for a runaway.
+MAX_OUTPUT_TOKENS: dict[str, int] = {"batched": 4096, "per_sentence": 512, "scale_1_5": 256}
+_TOKEN_FIELDS = ("max_tokens", "max_completion_tokens", "num_predict", "max_output_tokens")
+#: Errors that say nothing about the request's shape: never a reason to change method.
+_TRANSIENT = ("timeout", "connection", "ratelimit", "authentication", "permission", "apiconnection")
 
 
 class SentenceAssessment(BaseModel):
@@ -127,20 +147,59 @@ def _neutralise(text: str, tag_id: str) -> str:
     return text.replace(tag_id, "_" * len(tag_id))
 
 
+_SENTINELS = {"nothing found", "none", "n/a", ""}
+#: Evidence shorter than this many words (or CJK characters, for text without spaces) is not a
+#: quote: "is" or "the" occurs in any context.
+MIN_QUOTE_WORDS = 3
+MIN_QUOTE_CJK_CHARS = 4
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+
+
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower().strip("\"'“”‘’")
+    """Whitespace collapsed and surrounding quotes removed; the case is kept (offsets stay)."""
+    return re.sub(r"\s+", " ", text).strip().strip("\"'“”‘’").strip()
+
+
+def _is_sentinel(quote: str) -> bool:
+    return _norm(quote).casefold() in _SENTINELS
+
+
+def _placeholder(text: str) -> bool:
+    """Text with no letter or digit ("...", "…", "-"): a template copied back, not content."""
+    return not re.sub(r"[\W_]+", "", text)
+
+
+def _quote_too_short(quote: str) -> bool:
+    target = _norm(quote)
+    cjk = len(_CJK.findall(target))
+    if cjk:
+        words = len(_CJK.sub(" ", target).split())
+        return cjk + words < MIN_QUOTE_CJK_CHARS
+    return len(target.split()) < MIN_QUOTE_WORDS
+
+
+def _quote_pattern(target: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(w) for w in target.split(" "))
+    # Word boundaries where the quote starts or ends with a word character (not in CJK text,
+    # which has no spaces between words).
+    first, last = target[0], target[-1]
+    before = r"(?<!\w)" if (first.isalnum() or first == "_") and not _CJK.match(first) else ""
+    after = r"(?!\w)" if (last.isalnum() or last == "_") and not _CJK.match(last) else ""
+    return re.compile(before + body + after, re.IGNORECASE)
 
 
 def _find_quote(context: Sequence[str], quote: str) -> Evidence | None:
-    """Where ``quote`` occurs in the context (whitespace- and case-insensitive), if anywhere."""
+    """Where ``quote`` occurs in the context as whole words (whitespace- and case-insensitive).
+
+    Matching runs on the original passages, so offsets are exact even where lower-casing
+    changes a text's length ("İ" lower-cases to two code points).
+    """
     target = _norm(quote)
-    if not target or target in {"nothing found", "none", "n/a"}:
+    if _is_sentinel(target) or _quote_too_short(target):
         return None
+    pattern = _quote_pattern(target)
     for p, passage in enumerate(context):
-        folded = passage.lower()
-        words = target.split(" ")
-        pattern = r"\s+".join(re.escape(w) for w in words)
-        match = re.search(pattern, folded)
+        match = pattern.search(passage)
         if match:
             return Evidence(
                 passage=p,
@@ -152,23 +211,57 @@ def _find_quote(context: Sequence[str], quote: str) -> Evidence | None:
     return None
 
 
-def _json_object(text: str) -> Any:
-    """The first JSON object in a model's text reply (tolerates prose and code fences)."""
+def _schema_objects(text: str) -> list[tuple[int, int, BatchedAssessment]]:
+    """Every well-formed JSON object in ``text`` that matches the output schema, in order."""
+    decoder = json.JSONDecoder()
+    found: list[tuple[int, int, BatchedAssessment]] = []
     start = text.find("{")
     while start != -1:
-        depth = 0
-        for end in range(start, len(text)):
-            if text[end] == "{":
-                depth += 1
-            elif text[end] == "}":
-                depth -= 1
-                if depth == 0:
-                    try:
-                        return json.loads(text[start : end + 1])
-                    except json.JSONDecodeError:
-                        break
-        start = text.find("{", start + 1)
-    raise ValueError("no JSON object in the reply")
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            start = text.find("{", start + 1)
+            continue
+        try:
+            found.append((start, end, BatchedAssessment.model_validate(value)))
+        except ValidationError:
+            start = text.find("{", start + 1)  # look inside: the object may wrap one
+            continue
+        start = text.find("{", end)
+    return found
+
+
+def _canonical(assessment: BatchedAssessment) -> str:
+    return assessment.model_dump_json()
+
+
+class _Supplied:
+    """The data the model was given: anything in its reply that repeats it is not its own."""
+
+    def __init__(self, request: GroundednessRequest) -> None:
+        self.texts = [t for t in (request.answer, request.query or "", *request.context) if t]
+        self.objects = {_canonical(a) for t in self.texts for _, _, a in _schema_objects(t)}
+
+    def own(self, reply: str) -> BatchedAssessment:
+        """The last schema object in the reply that is the model's own, not restated data."""
+        own = [a for _, _, a in _schema_objects(reply) if _canonical(a) not in self.objects]
+        if not own:
+            raise ValueError("no JSON object of the model's own in the reply")
+        return own[-1]
+
+    def without_echoes(self, reply: str, pattern: re.Pattern[str]) -> str:
+        """The reply minus restated pieces of data (sentences, lines) that match ``pattern``."""
+        for text in self.texts:
+            if not pattern.search(text):
+                continue
+            pieces = {s.text for s in split_sentences(text)} | set(text.splitlines())
+            for piece in sorted(pieces, key=len, reverse=True):
+                if piece.strip() and pattern.search(piece):
+                    reply = reply.replace(piece.strip(), " ")
+        return reply
+
+
+_SCORE = re.compile(r"<?\s*Score\s*:\s*\[?\s*([1-5])\b", re.IGNORECASE)
 
 
 class _Unparsed(Exception):
@@ -185,6 +278,44 @@ def _message_text(message: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
+def _capped(llm: BaseChatModel, cap: int) -> BaseChatModel:
+    """A copy of ``llm`` with an output cap in the field it has (a cap already set is kept)."""
+    fields = type(llm).model_fields
+    name = next((f for f in _TOKEN_FIELDS if f in fields), None)
+    if name is None or getattr(llm, name, None) is not None:
+        return llm
+    update: dict[str, Any] = {name: cap}
+    base = getattr(llm, "openai_api_base", None)
+    if "extra_body" in fields and isinstance(base, str) and "api.openai.com" not in base:
+        # OpenAI-compatible servers (llama.cpp, vLLM...) that ignore max_completion_tokens.
+        update["extra_body"] = {"max_tokens": cap, **(getattr(llm, "extra_body", None) or {})}
+    return llm.model_copy(update=update)
+
+
+def _status(exc: BaseException) -> int | None:
+    seen: BaseException | None = exc
+    for _ in range(4):
+        if seen is None:
+            return None
+        for holder in (seen, getattr(seen, "response", None)):
+            code = getattr(holder, "status_code", None)
+            if isinstance(code, int):
+                return code
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _rejected(exc: BaseException) -> bool:
+    """Did the server refuse the request's form (not: is it down, slow, or refusing us)?"""
+    names = "".join(type(e).__name__ for e in (exc, exc.__cause__) if e is not None).lower()
+    if any(word in names for word in _TRANSIENT):
+        return False
+    status = _status(exc)
+    if status is None:
+        return isinstance(exc, NotImplementedError | ValueError | TypeError)
+    return status in (400, 404, 415, 422, 500, 501)
+
+
 class LLMJudge(Judge):
     """A LangChain chat model as the judge.
 
@@ -196,6 +327,17 @@ class LLMJudge(Judge):
         structured: use the model's structured output (None: when it supports it); otherwise
             JSON is parsed from the text reply.
         max_concurrency: parallel calls for ``per_sentence``.
+        method: how to ask for the output: ``"json_schema"``, ``"function_calling"``,
+            ``"json_mode"`` or ``"text"`` (JSON parsed from the reply). ``"auto"`` (default)
+            tries them in that order: when a server rejects a request (many local
+            OpenAI-compatible servers refuse ``json_schema``), the judge moves to the next
+            method once and remembers it (see :attr:`method`); text parsing is the last resort.
+        max_output_tokens: a cap on generated tokens (default per strategy: batched 4096,
+            per_sentence 512, scale_1_5 256). It is set on a copy of the model (your object is
+            not changed; a cap you set on the model yourself is kept) in the field the model
+            has (``max_tokens``, ``num_predict``...); for an OpenAI-compatible server other than
+            OpenAI's it is also sent as ``max_tokens`` in the body, which servers such as
+            llama.cpp honour when they ignore ``max_completion_tokens``.
     """
 
     name = "llm"
@@ -209,6 +351,8 @@ class LLMJudge(Judge):
         prompts: LLMJudgePrompts | None = None,
         structured: bool | None = None,
         max_concurrency: int = 4,
+        method: Method | Literal["auto"] = "auto",
+        max_output_tokens: int | None = None,
     ) -> None:
         try:
             from langchain_core.language_models import BaseChatModel
@@ -224,21 +368,83 @@ class LLMJudge(Judge):
             )
         if max_concurrency < 1:
             raise ConfigurationError("max_concurrency must be at least 1")
+        if max_output_tokens is not None and (
+            isinstance(max_output_tokens, bool)
+            or not isinstance(max_output_tokens, int)
+            or max_output_tokens < 1
+        ):
+            raise ConfigurationError(
+                f"max_output_tokens must be a positive int, got {max_output_tokens!r}"
+            )
+        self.max_output_tokens = max_output_tokens or MAX_OUTPUT_TOKENS[strategy]
         self.llm = llm
         self.strategy: Strategy = strategy
         self.prompts = prompts or LLMJudgePrompts()
         self.max_concurrency = max_concurrency
-        self._structured_llm: Any = None
-        if structured is not False and strategy != "scale_1_5":
+        if method not in ("auto", *METHODS):
+            raise ConfigurationError(
+                f"method must be 'auto' or one of {', '.join(map(repr, METHODS))}, got {method!r}"
+            )
+        llm = _capped(llm, self.max_output_tokens)
+        self._llm = llm
+        if strategy == "scale_1_5" or structured is False:
+            wanted: tuple[str, ...] = ("text",)
+        elif method != "auto":
+            wanted = (method,)
+        else:
+            wanted = METHODS if structured is None else METHODS[:-1]
+        self._methods: list[tuple[str, Any]] = []
+        for name in wanted:
+            runnable = self._runnable(llm, name)
+            if runnable is not None:
+                self._methods.append((name, runnable))
+        if not self._methods and structured is None and method == "auto":
+            self._methods.append(("text", llm))
+        if not self._methods:
+            raise ConfigurationError(
+                f"{type(llm).__name__} has no structured output method "
+                f"{' / '.join(wanted)}; pass method='text' (or structured=False)"
+            )
+        self._method_option = method
+        self._current = 0
+        self._method_lock = threading.Lock()
+
+    @staticmethod
+    def _runnable(llm: BaseChatModel, method: str) -> Any:
+        """The runnable for one output method, or None if the model does not offer it."""
+        if method == "text":
+            return llm
+        try:
+            return llm.with_structured_output(BatchedAssessment, method=method, include_raw=True)
+        except (NotImplementedError, ValueError, TypeError):
+            pass
+        if method == "json_schema":  # models whose structured output takes no method
             try:
-                self._structured_llm = llm.with_structured_output(
-                    BatchedAssessment, include_raw=True
-                )
+                return llm.with_structured_output(BatchedAssessment, include_raw=True)
             except (NotImplementedError, ValueError, TypeError):
-                if structured:
-                    raise ConfigurationError(
-                        f"{type(llm).__name__} has no structured output; pass structured=False"
-                    ) from None
+                return None
+        return None
+
+    def _translate(self, exc: Exception) -> JudgeError:
+        """Model-library errors (LangChain, OpenAI SDK, httpx) keep their type and retryability."""
+        chain = [e for e in (exc, exc.__cause__, exc.__context__) if e is not None]
+        names = "".join(type(e).__name__ for e in chain).lower()
+        status = _status(exc)
+        text = f"{self.name}: {type(exc).__name__}: {exc}"
+        if "timeout" in names or any(isinstance(e, TimeoutError) for e in chain):
+            return JudgeTimeoutError(text, judge=self.name)
+        if status == 429 or "ratelimit" in names:
+            return RateLimitError(text, judge=self.name)
+        if "connect" in names and status is None:
+            return JudgeConnectionError(text, judge=self.name)
+        if status is not None and status >= 400:
+            return JudgeHTTPError(text, status_code=status, judge=self.name)
+        return super()._translate(exc)
+
+    @property
+    def method(self) -> str:
+        """The output method in use: json_schema, function_calling, json_mode or text."""
+        return self._methods[self._current][0]
 
     @property
     def version(self) -> str:  # type: ignore[override]
@@ -251,7 +457,12 @@ class LLMJudge(Judge):
         return f"{self.name}:{self.version}:{self.strategy}:{id(self.llm)}"
 
     def config(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "max_concurrency": self.max_concurrency}
+        return {
+            "strategy": self.strategy,
+            "max_concurrency": self.max_concurrency,
+            "method": self._method_option,
+            "max_output_tokens": self.max_output_tokens,
+        }
 
     # -- prompts (pure) -------------------------------------------------------------------
 
@@ -290,7 +501,10 @@ class LLMJudge(Judge):
 
         tag_id = tag_id or secrets.token_hex(4)
         system = self._system(request, tag_id)
-        data = self._data(request, tag_id)
+        # The rule also opens the human message: some chat formats drop system messages.
+        data = (
+            self.prompts.data_rule.format(id=tag_id).strip() + "\n\n" + self._data(request, tag_id)
+        )
         if self.strategy == "scale_1_5":
             answer = (
                 f"<statement-{tag_id}>\n{_neutralise(request.answer, tag_id)}\n"
@@ -311,22 +525,30 @@ class LLMJudge(Judge):
 
     # -- parsing (pure) -------------------------------------------------------------------
 
-    def _parse_assessments(self, reply: Any) -> list[SentenceAssessment]:
+    def _parse_assessments(
+        self, request: GroundednessRequest, reply: Any
+    ) -> list[SentenceAssessment]:
+        """The model's own assessments: structured output, else the last schema object in its
+        text that does not restate the supplied data (an answer can end in a fake verdict)."""
+        supplied = _Supplied(request)
         if isinstance(reply, dict) and "raw" in reply:  # structured output with include_raw
-            if reply.get("parsed") is not None:
-                return list(reply["parsed"].statements)
+            parsed = reply.get("parsed")
+            if isinstance(parsed, BatchedAssessment) and _canonical(parsed) not in supplied.objects:
+                return list(parsed.statements)
             reply = reply["raw"]
         text = _message_text(reply)
         try:
-            return BatchedAssessment.model_validate(_json_object(text)).statements
-        except (ValueError, ValidationError) as exc:
+            return supplied.own(text).statements
+        except ValueError as exc:
             raise _Unparsed(text) from exc
 
-    def _parse_scale(self, reply: Any) -> tuple[int, str]:
+    def _parse_scale(self, request: GroundednessRequest, reply: Any) -> tuple[int, str]:
         text = _message_text(reply)
-        match = re.search(r"<?\s*Score\s*:\s*\[?\s*([1-5])\b", text, re.IGNORECASE)
+        own = _Supplied(request).without_echoes(text, _SCORE)
+        match = _SCORE.search(own)
         if not match:
             raise _Unparsed(text)
+        text = own
         reason = text[match.end() :].lstrip(" ]>").strip()
         return int(match.group(1)), reason
 
@@ -343,12 +565,29 @@ class LLMJudge(Judge):
                 verdict=Verdict.NOT_SURE,
                 reason="The judge gave no assessment for this statement.",
             )
+        if _placeholder(a.evidence) or _placeholder(a.reason):
+            # The prompt's example copied back ("...", score 0): no assessment at all.
+            return SentenceJudgement(
+                index=index,
+                text=span.text,
+                start=span.start,
+                end=span.end,
+                score=0.5,
+                verdict=Verdict.NOT_SURE,
+                reason="The judge returned placeholder evidence or reason (a copy of the "
+                "prompt's template), not an assessment.",
+            )
         score = a.score / 10
         reason = a.reason.strip()
         evidence = _find_quote(request.context, a.evidence)
-        if evidence is None and _norm(a.evidence) not in {"nothing found", ""} and score >= 0.5:
+        if evidence is None and not _is_sentinel(a.evidence) and score >= 0.5:
             score = min(score, 0.4)
-            reason += " (The quoted evidence is not in the context, so it does not count.)"
+            reason += (
+                f" (The quoted evidence is shorter than {MIN_QUOTE_WORDS} words, so it does not"
+                " count.)"
+                if _quote_too_short(a.evidence)
+                else " (The quoted evidence is not in the context, so it does not count.)"
+            )
         return SentenceJudgement(
             index=index,
             text=span.text,
@@ -392,32 +631,54 @@ class LLMJudge(Judge):
         ask = self.prompts.repair_scale if self.strategy == "scale_1_5" else self.prompts.repair
         return [*messages, AIMessage(raw), HumanMessage(ask.format())]
 
+    def _fall_back(self, tried: int, exc: Exception) -> bool:
+        """After method ``tried`` failed with ``exc``: move to the next method if the server
+        rejected the request's shape (once per judge; the choice is kept). False: re-raise."""
+        if tried + 1 >= len(self._methods) or not _rejected(exc):
+            return False
+        with self._method_lock:
+            if self._current == tried:
+                self._current = tried + 1
+        return True
+
     def _call(self, messages: list[BaseMessage]) -> Any:
-        runnable = self._structured_llm or self.llm
-        return runnable.invoke(messages)
+        while True:
+            tried = self._current
+            try:
+                return self._methods[tried][1].invoke(messages)
+            except Exception as exc:
+                if not self._fall_back(tried, exc):
+                    raise
 
     async def _acall(self, messages: list[BaseMessage]) -> Any:
-        runnable = self._structured_llm or self.llm
-        return await runnable.ainvoke(messages)
+        while True:
+            tried = self._current
+            try:
+                return await self._methods[tried][1].ainvoke(messages)
+            except Exception as exc:
+                if not self._fall_back(tried, exc):
+                    raise
 
     def _assess(
         self, request: GroundednessRequest, spans: Sequence[Span], offset: int
     ) -> list[SentenceAssessment]:
         messages = self.messages(request, spans, offset=offset)
         try:
-            return self._parse_assessments(self._call(messages))
+            return self._parse_assessments(request, self._call(messages))
         except _Unparsed as first:
-            return self._parse_assessments(self._call(self._repair_messages(messages, first.raw)))
+            return self._parse_assessments(
+                request, self._call(self._repair_messages(messages, first.raw))
+            )
 
     async def _aassess(
         self, request: GroundednessRequest, spans: Sequence[Span], offset: int
     ) -> list[SentenceAssessment]:
         messages = self.messages(request, spans, offset=offset)
         try:
-            return self._parse_assessments(await self._acall(messages))
+            return self._parse_assessments(request, await self._acall(messages))
         except _Unparsed as first:
             return self._parse_assessments(
-                await self._acall(self._repair_messages(messages, first.raw))
+                request, await self._acall(self._repair_messages(messages, first.raw))
             )
 
     def judge(self, request: GroundednessRequest) -> Judgement:
@@ -425,12 +686,12 @@ class LLMJudge(Judge):
         try:
             if self.strategy == "scale_1_5":
                 messages = self.messages(request)
-                reply = self.llm.invoke(messages)
+                reply = self._llm.invoke(messages)
                 try:
-                    rating, reason = self._parse_scale(reply)
+                    rating, reason = self._parse_scale(request, reply)
                 except _Unparsed as first:
                     repair = self._repair_messages(messages, first.raw)
-                    rating, reason = self._parse_scale(self.llm.invoke(repair))
+                    rating, reason = self._parse_scale(request, self._llm.invoke(repair))
                 return self._from_scale(request, rating, reason)
             if self.strategy == "batched":
                 return self._from_assessments(request, spans, self._assess(request, spans, 0))
@@ -447,12 +708,12 @@ class LLMJudge(Judge):
         try:
             if self.strategy == "scale_1_5":
                 messages = self.messages(request)
-                reply = await self.llm.ainvoke(messages)
+                reply = await self._llm.ainvoke(messages)
                 try:
-                    rating, reason = self._parse_scale(reply)
+                    rating, reason = self._parse_scale(request, reply)
                 except _Unparsed as first:
                     repair = self._repair_messages(messages, first.raw)
-                    rating, reason = self._parse_scale(await self.llm.ainvoke(repair))
+                    rating, reason = self._parse_scale(request, await self._llm.ainvoke(repair))
                 return self._from_scale(request, rating, reason)
             if self.strategy == "batched":
                 return self._from_assessments(

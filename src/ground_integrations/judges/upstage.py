@@ -17,7 +17,14 @@ from pydantic import SecretStr
 
 from ..errors import JudgeResponseError
 from ..models import GroundednessRequest, Verdict
-from ._http import HTTPCall, HTTPJudge, RetryPolicy, secret_from_env
+from ._http import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    HTTPCall,
+    HTTPJudge,
+    RetryPolicy,
+    secret_from_env,
+)
 from .base import Judgement
 
 __all__ = ["UpstageJudge"]
@@ -57,6 +64,8 @@ class UpstageJudge(HTTPJudge):
         client: httpx.Client | None = None,
         async_client: httpx.AsyncClient | None = None,
         rate_limit: tuple[int, float] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         super().__init__(
             timeout=timeout,
@@ -64,6 +73,8 @@ class UpstageJudge(HTTPJudge):
             client=client,
             async_client=async_client,
             rate_limit=rate_limit,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
         )
         self.api_key = secret_from_env(api_key, "UPSTAGE_API_KEY", "UpstageJudge")
         self.base_url = (base_url or os.environ.get("UPSTAGE_API_BASE") or DEFAULT_BASE_URL).rstrip(
@@ -87,6 +98,8 @@ class UpstageJudge(HTTPJudge):
             "temperature": self.temperature,
             "strict": self.strict,
             "timeout": self.timeout,
+            "deadline": self.deadline,
+            "max_response_bytes": self.max_response_bytes,
         }
 
     def secrets(self) -> list[str]:
