@@ -166,12 +166,15 @@ def main() -> int:
         default=True,
         help="a clean answer (nothing missing, no check tripped) is always grounded",
     )
+    ap.add_argument("--only-fold", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--verbose", action="store_true", help="print every band tried")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     from rag_data import fold_of
 
     dev, rag = load(DATA / "dev.jsonl"), load(DATA / "rag_dev.jsonl")
+    if args.only_fold is not None:  # a preview while the other fold's model trains
+        rag = [r for r in rag if fold_of(r, 2) == args.only_fold]
     records = dev + rag
     start = time.perf_counter()
     rows = features(records)
@@ -181,6 +184,8 @@ def main() -> int:
         by_id: dict[str, list] = {}
         for k, m in enumerate(args.fold_models):
             part = [r for r in rag if fold_of(r, 2) == k]
+            if not part:
+                continue
             by_id.update(zip((r["id"] for r in part), model_supports(part, m, f"rag-fold{k}")))
         support += [by_id[r["id"]] for r in rag]
     else:
@@ -441,12 +446,33 @@ def main() -> int:
     for g in sorted(set(group)):
         sel = (group == g) & opposite
         print(f"{g:34s} flagged {sel.sum():4d}  of which notGrounded {y[sel].sum():4d}")
+    # the bar: ../shared/tools/lexical_baseline.py, its fixed cut and its best in-sample cut
+    sys.path.insert(0, str(DATA.parent / "tools"))
+    import lexical_baseline
+
+    base = np.array([lexical_baseline.score(r) for r in records])
+
+    def baseline(sel: np.ndarray) -> tuple[float, float]:
+        fixed = balanced_accuracy(y[sel], base[sel] >= 0.43)
+        best = max(balanced_accuracy(y[sel], base[sel] >= c / 100) for c in range(101))
+        return fixed, best
+
     print("\n== the default judge, out-of-fold, per group (notSure counted as notGrounded)")
-    print(f"{'group':34s} {'n':>5s} {'balanced acc':>12s} {'model runs':>10s}")
+    print(
+        f"{'group':34s} {'n':>5s} {'default':>8s} {'baseline':>9s} {'baseline':>9s} "
+        f"{'margin':>7s} {'span F1':>8s} {'model':>6s}"
+    )
+    print(
+        f"{'':34s} {'':5s} {'(CV)':>8s} {'cut 0.43':>9s} {'best cut':>9s} {'':>7s} {'':>8s} {'runs':>6s}"
+    )
     for g in sorted(set(group)):
         sel = group == g
+        ba = balanced_accuracy(y[sel], final_pred[sel])
+        fixed, best = baseline(sel)
+        f1 = f"{spans_f1[g]:8.3f}" if g in spans_f1 else f"{'-':>8s}"
         print(
-            f"{g:34s} {sel.sum():5d} {balanced_accuracy(y[sel], final_pred[sel]):12.3f} {runs[sel].mean():10.2f}"
+            f"{g:34s} {sel.sum():5d} {ba:8.3f} {fixed:9.3f} {best:9.3f} {ba - best:+7.3f} "
+            f"{f1} {runs[sel].mean():6.2f}"
         )
     if args.write:
         out = args.model / "stack.json"
