@@ -46,8 +46,22 @@ __all__ = [
 ]
 
 
+def _restore(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
 class GroundednessError(Exception):
-    """Base class of every error this package raises on purpose."""
+    """Base class of every error this package raises on purpose.
+
+    Errors pickle with their data (``field``, ``status_code``, ``limit``...), so they cross
+    process boundaries (multiprocessing, Ray) intact, whatever their ``__init__`` takes.
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
 
 
 class ConfigurationError(GroundednessError):

@@ -15,7 +15,14 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import ConfigurationError, GroundednessError, JudgeError, JudgeTimeoutError
-from ..models import GroundednessRequest, JudgeInfo, SentenceJudgement, UngroundedDetail, Verdict
+from ..models import (
+    GroundednessRequest,
+    JudgeInfo,
+    Limits,
+    SentenceJudgement,
+    UngroundedDetail,
+    Verdict,
+)
 
 __all__ = ["Judge", "Judgement", "Thresholds"]
 
@@ -106,6 +113,9 @@ class Judge(ABC):
     version: ClassVar[str] = "0"
     #: Context above this many characters is split into overlapping chunks by the checker.
     max_context_chars: int | None = None
+    #: Size limits the judge itself imposes (a service's request limits); the checker applies
+    #: them unless given its own. ``None``: the checker's ``DEFAULT_LIMITS``.
+    limits: Limits | None = None
     #: The cut points this judge's scores were calibrated for.
     default_thresholds: Thresholds = Thresholds()
 
