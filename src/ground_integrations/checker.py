@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
 from .judges.base import Judge, Judgement, Thresholds
@@ -23,11 +23,11 @@ from .models import (
     AZURE_LIMITS,
     DEFAULT_LIMITS,
     Domain,
-    Limits,
-    PassageLike,
     Evidence,
     GroundednessRequest,
     GroundednessResult,
+    Limits,
+    PassageLike,
     SentenceJudgement,
     Task,
     UngroundedDetail,
@@ -92,8 +92,7 @@ def _passage_text(item: Any, index: int) -> str:
             text = item.get_content()
         except Exception as exc:
             raise InvalidInputError(
-                f"{field}: {type(item).__name__}.get_content() raised "
-                f"{type(exc).__name__}: {exc}",
+                f"{field}: {type(item).__name__}.get_content() raised {type(exc).__name__}: {exc}",
                 field=field,
             ) from exc
         if not isinstance(text, str):
@@ -137,7 +136,7 @@ def normalize_context(context: ContextLike) -> tuple[str, ...]:
         or callable(getattr(context, "get_content", None))
         or not isinstance(context, Iterable)
     )
-    items = [context] if single else list(context)
+    items: list[Any] = [context] if single else list(cast(Iterable[Any], context))
     if not items:
         raise EmptyInputError(
             "context is empty: pass at least one passage "

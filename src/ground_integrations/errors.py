@@ -14,7 +14,9 @@
     │   ├── JudgeHTTPError             a service answered 4xx/5xx (``status_code``, ``body``...)
     │   │   └── RateLimitError         429, retryable, ``retry_after`` seconds when the service said
     │   └── JudgeResponseError         the judge answered something we cannot parse
-    └── UngroundedAnswerError          a policy blocked an answer (``result``, ``decision``)
+    ├── UngroundedAnswerError          a policy blocked an answer (``result``, ``decision``)
+    └── EnforceTimeoutError (TimeoutError)  enforce ran over Policy.attempt_timeout /
+                                       total_timeout (``step``, ``attempt``)
 
 Lower-layer errors (httpx, JSON, a model library) are translated into this tree at exactly one
 boundary: the judge base class and the shared HTTP helper. Callers only ever catch these.
@@ -32,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ConfigurationError",
     "EmptyInputError",
+    "EnforceTimeoutError",
     "GroundednessError",
     "InputTooLongError",
     "InvalidInputError",
@@ -173,4 +176,16 @@ class UngroundedAnswerError(GroundednessError):
     ) -> None:
         self.result = result
         self.decision = decision
+        super().__init__(message)
+
+
+class EnforceTimeoutError(GroundednessError, TimeoutError):
+    """``enforce`` / ``aenforce`` ran over the policy's ``attempt_timeout`` or ``total_timeout``.
+
+    ``step`` is what was running ("the check" or "regenerate"), ``attempt`` its number.
+    """
+
+    def __init__(self, message: str, *, step: str, attempt: int) -> None:
+        self.step = step
+        self.attempt = attempt
         super().__init__(message)

@@ -21,16 +21,16 @@ from .text import code_point_to_utf8, code_point_to_utf16
 __all__ = [
     "AZURE_LIMITS",
     "DEFAULT_LIMITS",
-    "HasGetContent",
-    "HasPageContent",
-    "Limits",
-    "PassageLike",
     "Domain",
     "Evidence",
     "GroundednessRequest",
     "GroundednessResult",
+    "HasGetContent",
+    "HasPageContent",
     "IndexDetails",
     "JudgeInfo",
+    "Limits",
+    "PassageLike",
     "SentenceJudgement",
     "Task",
     "UngroundedDetail",
@@ -81,9 +81,7 @@ class Limits:
 #: The default bound on one check. Checking cost grows with answer x context, so a request
 #: beyond these sizes is refused rather than left to run for minutes; raise them by passing
 #: ``limits=Limits(...)`` (or ``limits=None`` for no bound) to the checker.
-DEFAULT_LIMITS = Limits(
-    max_context_chars=500_000, max_answer_chars=20_000, max_query_chars=10_000
-)
+DEFAULT_LIMITS = Limits(max_context_chars=500_000, max_answer_chars=20_000, max_query_chars=10_000)
 
 #: The limits of Azure's detectGroundedness: 55,000 characters of sources, 7,500 of text and query.
 AZURE_LIMITS = Limits(max_context_chars=55_000, max_answer_chars=7_500, max_query_chars=7_500)

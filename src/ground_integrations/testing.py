@@ -71,6 +71,7 @@ class RecordingJudge(Judge):
     def __init__(self, inner: Judge) -> None:
         self.inner = inner
         self.max_context_chars = inner.max_context_chars
+        self.limits = inner.limits
         self.default_thresholds = inner.default_thresholds
         self.calls: list[GroundednessRequest] = []
         self._lock = threading.Lock()

@@ -160,11 +160,9 @@ def _window_end(text: str, start: int, end: int) -> int:
     or the hard limit, searched in the second half of the window."""
     stop = start + MAX_PUNKT_BLOCK
     half = start + MAX_PUNKT_BLOCK // 2
-    last = None
-    for last in _SENTENCE_END.finditer(text, half, stop):
-        pass
-    if last is not None:
-        return last.end()
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, half, stop)]
+    if ends:
+        return ends[-1]
     space = max(text.rfind(" ", half, stop), text.rfind("\n", half, stop))
     return space + 1 if space >= 0 else stop
 
