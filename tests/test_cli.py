@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -189,10 +190,8 @@ def test_issue10_5_resume_never_empties_the_results_file(tmp_path, capsys, monke
         raise KeyboardInterrupt
 
     monkeypatch.setattr(pathlib.Path, "write_text", killed_mid_write)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         main(["eval", str(data), "-o", str(out), "--no-progress"])
-    except KeyboardInterrupt:
-        pass
     monkeypatch.undo()
     kept = out.read_text(encoding="utf-8").splitlines()
     assert kept and kept[0] == lines[0]
