@@ -15,8 +15,7 @@ def _public_members(module: ModuleType) -> list[str]:
     return sorted(
         name
         for name, value in vars(module).items()
-        if (not name.startswith("_") or name == "__version__")
-        and not isinstance(value, ModuleType)
+        if (not name.startswith("_") or name == "__version__") and not isinstance(value, ModuleType)
     )
 
 
@@ -52,6 +51,8 @@ def test_core_alias_module_is_gone() -> None:
 
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("ground_integrations.core")
+
+
 def test_error_tree() -> None:
     from ground_integrations import errors as e
 

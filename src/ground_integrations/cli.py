@@ -91,9 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--fresh", action="store_true", help="discard earlier outcomes instead of resuming"
     )
-    ev.add_argument(
-        "--limit", type=_non_negative, help="evaluate at most this many records (>= 0)"
-    )
+    ev.add_argument("--limit", type=_non_negative, help="evaluate at most this many records (>= 0)")
     ev.add_argument(
         "--not-sure-as",
         choices=["notGrounded", "grounded"],
