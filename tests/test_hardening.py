@@ -389,3 +389,26 @@ def test_issue10_17_async_regenerate_in_sync_enforce_says_use_aenforce() -> None
             answer="a.",
             regenerate=lambda f, a: regenerate(f, a),
         )
+
+
+# -- 17: adapters and thresholds refuse bad options with ConfigurationError --------------------
+
+
+def test_issue10_17_thresholds_and_adapter_options_are_configuration_errors() -> None:
+    from ground_integrations import Thresholds
+    from ground_integrations.langchain import GroundednessCheck, GroundednessGuard
+    from ground_integrations.llama_index import GroundednessPostprocessor
+
+    checker = GroundednessChecker(HeuristicJudge())
+    for make in (
+        lambda: Thresholds(grounded="high"),
+        lambda: Thresholds(grounded=True),
+        lambda: Thresholds(grounded=2.0),
+        lambda: GroundednessGuard(checker=checker, policy="block"),
+        lambda: GroundednessGuard(checker=checker, streaming="words"),
+        lambda: GroundednessCheck(checker=checker, domain="Legal"),
+        lambda: GroundednessPostprocessor(checker=checker, min_support=2.0),
+        lambda: ScriptedJudge([]),
+    ):
+        with pytest.raises(ConfigurationError):
+            make()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, Protocol, Union, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigurationError
 from .text import code_point_to_utf8, code_point_to_utf16
@@ -35,7 +35,17 @@ __all__ = [
     "Task",
     "UngroundedDetail",
     "Verdict",
+    "configuration_error",
 ]
+
+
+def configuration_error(owner: str, exc: ValidationError) -> ConfigurationError:
+    """A pydantic ``ValidationError`` about options, as the ``ConfigurationError`` it is."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or owner}: {e['msg']} (got {e.get('input')!r})"
+        for e in exc.errors()
+    )
+    return ConfigurationError(f"invalid {owner}: {problems}")
 
 
 @runtime_checkable

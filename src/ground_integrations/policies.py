@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigurationError, EnforceTimeoutError, JudgeError, UngroundedAnswerError
-from .models import Domain, GroundednessResult, Task, Verdict
+from .models import Domain, GroundednessResult, Task, Verdict, configuration_error
 
 if TYPE_CHECKING:  # pragma: no cover
     from .checker import GroundednessChecker
@@ -110,12 +110,7 @@ class Policy(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'Policy'}: {e['msg']} "
-                f"(got {e.get('input')!r})"
-                for e in exc.errors()
-            )
-            raise ConfigurationError(f"invalid Policy: {problems}") from None
+            raise configuration_error("Policy", exc) from None
 
     @field_validator("on_exhausted")
     @classmethod

@@ -12,7 +12,7 @@ import asyncio
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigurationError, GroundednessError, JudgeError, JudgeTimeoutError
 from ..models import (
@@ -22,6 +22,7 @@ from ..models import (
     SentenceJudgement,
     UngroundedDetail,
     Verdict,
+    configuration_error,
 )
 
 __all__ = ["Judge", "Judgement", "Thresholds"]
@@ -36,8 +37,14 @@ class Thresholds(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    grounded: float = Field(0.5, ge=0.0, le=1.0)
-    not_grounded: float = Field(0.5, ge=0.0, le=1.0)
+    grounded: float = Field(0.5, ge=0.0, le=1.0, strict=True)
+    not_grounded: float = Field(0.5, ge=0.0, le=1.0, strict=True)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise configuration_error("Thresholds", exc) from None
 
     @model_validator(mode="after")
     def _ordered(self) -> Thresholds:

@@ -8,11 +8,11 @@ from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationError
 
 from ..checker import GroundednessChecker
 from ..errors import InvalidInputError
-from ..models import Domain, Task
+from ..models import Domain, Task, configuration_error
 from ..policies import (
     Action,
     Enforced,
@@ -85,7 +85,10 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     def __init__(self, chain: Runnable[Any, Any] | None = None, /, **kwargs: Any) -> None:
         if chain is not None:
             kwargs["chain"] = chain
-        super().__init__(**kwargs)
+        try:
+            super().__init__(**kwargs)
+        except ValidationError as exc:
+            raise configuration_error(type(self).__name__, exc) from None
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
         return super().get_name(suffix, name=name or "GroundednessGuard")

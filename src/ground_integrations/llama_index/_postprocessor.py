@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from llama_index.core.base.response.schema import Response
-from llama_index.core.bridge.pydantic import ConfigDict, Field
+from llama_index.core.bridge.pydantic import ConfigDict, Field, ValidationError
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ..checker import GroundednessChecker
 from ..errors import UngroundedAnswerError
-from ..models import Domain, GroundednessResult, Task
+from ..models import Domain, GroundednessResult, Task, configuration_error
 from ..policies import Decision, Enforced, Policy
 from ._response import GroundednessResponsePolicy, with_support
 
@@ -40,6 +42,12 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
     annotate_grounded: bool = True
     min_support: float = Field(0.2, ge=0.0, le=1.0)
     draft_answer: str | None = None
+
+    def __init__(self, **kwargs: Any) -> None:
+        try:
+            super().__init__(**kwargs)
+        except ValidationError as exc:
+            raise configuration_error(type(self).__name__, exc) from None
 
     @classmethod
     def class_name(cls) -> str:
