@@ -41,6 +41,7 @@ __all__ = [
     "ContextLike",
     "GroundednessChecker",
     "Limits",
+    "answer_text",
     "normalize_answer",
     "normalize_context",
 ]
@@ -146,15 +147,23 @@ def normalize_context(context: ContextLike) -> tuple[str, ...]:
     return tuple(_passage_text(item, i) for i, item in enumerate(items))
 
 
+def answer_text(answer: Any) -> str | None:
+    """The text of an answer-like value, or ``None``: a str, or the string ``content``,
+    ``response`` or ``text`` of a message / response object (a LangChain message with content
+    blocks has a string ``text``). The one place answer shapes are recognised."""
+    if isinstance(answer, str):
+        return answer
+    for attr in ("content", "response", "text"):
+        value = getattr(answer, attr, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 def normalize_answer(answer: Any) -> str:
-    """The answer as a str; accepts objects with a string ``content`` or ``response``."""
-    text = answer
-    if not isinstance(text, str):
-        for attr in ("content", "response", "text"):
-            value = getattr(answer, attr, None)
-            if isinstance(value, str):
-                text = value
-                break
+    """The answer as a non-empty str of valid Unicode (see :func:`answer_text`)."""
+    found = answer_text(answer)
+    text: Any = answer if found is None else found
     if isinstance(text, bytes | bytearray | memoryview):
         raise InvalidInputError(
             f"answer is {type(answer).__name__}; decode it to str first.", field="answer"
