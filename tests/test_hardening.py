@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import pickle
+import threading
+import time
 
 import pytest
 
@@ -14,14 +17,20 @@ from ground_integrations import (
     InvalidInputError,
     Limits,
     Policy,
+    aenforce,
+    enforce,
 )
 from ground_integrations.checker import DEFAULT_LIMITS
 from ground_integrations.errors import (
+    EnforceTimeoutError,
     JudgeHTTPError,
     JudgeTimeoutError,
     MissingDependencyError,
     RateLimitError,
+    UngroundedAnswerError,
 )
+from ground_integrations.policies import Regeneration
+from ground_integrations.testing import ScriptedJudge
 
 from .conftest import MAUNA_KEA
 
@@ -200,19 +209,13 @@ def test_issue11_5_errors_survive_pickling(error) -> None:
 
 # -- 12: message answers keep their type --------------------------------------------------------
 
-from langchain_core.messages import AIMessage  # noqa: E402
-
-from ground_integrations import aenforce, enforce  # noqa: E402
-from ground_integrations.errors import EnforceTimeoutError, UngroundedAnswerError  # noqa: E402
-from ground_integrations.policies import Regeneration  # noqa: E402
-from ground_integrations.testing import ScriptedJudge  # noqa: E402
-
 
 def _scripted(*verdicts: str) -> GroundednessChecker:
     return GroundednessChecker(ScriptedJudge(verdicts), cache_size=0)
 
 
 def test_issue10_12_a_message_answer_stays_a_message() -> None:
+    AIMessage = pytest.importorskip("langchain_core.messages").AIMessage
     message = AIMessage(content="Mauna Kea is 4,207.3 m tall.", id="m1")
     done = enforce(_scripted("grounded"), context=MAUNA_KEA, answer=message)
     assert done.answer == "Mauna Kea is 4,207.3 m tall."
@@ -220,6 +223,7 @@ def test_issue10_12_a_message_answer_stays_a_message() -> None:
 
 
 def test_issue10_12_a_regenerate_returning_a_message_works() -> None:
+    AIMessage = pytest.importorskip("langchain_core.messages").AIMessage
     better = AIMessage(content="Mauna Kea is 4,207.3 m tall.")
     done = enforce(
         _scripted("notGrounded", "grounded"),
@@ -239,6 +243,7 @@ def test_issue10_12_a_regenerate_returning_a_message_works() -> None:
 
 
 async def test_issue10_12_async_message_answers() -> None:
+    AIMessage = pytest.importorskip("langchain_core.messages").AIMessage
     better = AIMessage(content="Fine.")
 
     async def regenerate(feedback: str, attempt: int) -> AIMessage:
@@ -289,10 +294,6 @@ async def test_issue11_2_a_block_can_be_returned_instead_of_raised() -> None:
 
 
 # -- 16: enforce time limits -------------------------------------------------------------------
-
-import asyncio  # noqa: E402
-import threading  # noqa: E402
-import time  # noqa: E402
 
 
 def test_issue10_16_a_hanging_regenerate_hits_the_attempt_timeout() -> None:
@@ -395,6 +396,8 @@ def test_issue10_17_async_regenerate_in_sync_enforce_says_use_aenforce() -> None
 
 
 def test_issue10_17_thresholds_and_adapter_options_are_configuration_errors() -> None:
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("llama_index.core")
     from ground_integrations import Thresholds
     from ground_integrations.langchain import GroundednessCheck, GroundednessGuard
     from ground_integrations.llama_index import GroundednessPostprocessor
