@@ -74,3 +74,26 @@ def test_verdict_is_a_str_enum() -> None:
     from ground_integrations import Verdict
 
     assert Verdict("notGrounded") == "notGrounded" and str(Verdict.NOT_SURE) == "notSure"
+
+
+def test_judge_registry_is_one_lazy_table() -> None:
+    import subprocess
+    import sys
+
+    from ground_integrations.judges import JUDGES, registry
+    from ground_integrations.judges.base import Judge
+
+    code = (
+        "import sys, ground_integrations, ground_integrations.judges as j; "
+        "print(sorted(m for m in sys.modules if m.startswith('ground_integrations.judges.')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    for module in ("azure", "upstage", "llm", "nli", "cascade", "cross_encoder"):
+        assert f"ground_integrations.judges.{module}'" not in loaded, module
+    for name, (module, cls) in JUDGES.items():
+        found = registry.judge_class(name)
+        assert issubclass(found, Judge) and found.__name__ == cls
+        assert found.__module__ == f"ground_integrations.judges.{module}"
+        assert getattr(importlib.import_module("ground_integrations.judges"), cls) is found
