@@ -236,3 +236,8 @@ def test_issue10_6_negative_limit_is_refused(tmp_path, capsys, value) -> None:
     with pytest.raises(SystemExit) as info:
         main(["eval", str(data), "--limit", value, "--no-progress"])
     assert info.value.code == 2 and "--limit" in capsys.readouterr().err
+
+
+def test_issue10_14_check_applies_the_default_limits(capsys) -> None:
+    code = main(["check", "-c", MAUNA_KEA, "-a", "Mauna Kea is tall. " * 2_000])
+    assert code == 2 and "over the limit of 20,000" in capsys.readouterr().err

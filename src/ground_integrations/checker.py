@@ -360,7 +360,8 @@ class GroundednessChecker:
             if limit is not None and actual > limit:
                 raise InputTooLongError(
                     f"{field} has {actual:,} characters, over the limit of {limit:,}; "
-                    f"shorten it, split the check, or create the checker with limits=None.",
+                    f"shorten it, split the check, or raise the limit: GroundednessChecker("
+                    f"limits=Limits(max_{field}_chars=...)), or limits=None for no limit.",
                     field=field,
                     limit=limit,
                     actual=actual,

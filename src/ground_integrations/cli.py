@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .checker import AZURE_LIMITS, GroundednessChecker
+from .checker import AZURE_LIMITS, DEFAULT_LIMITS, GroundednessChecker
 from .errors import GroundednessError, InvalidInputError, JudgeError
 from .models import GroundednessRequest, GroundednessResult, Verdict
 
@@ -73,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--azure-limits",
         action="store_true",
-        help="enforce Azure's limits (55,000 chars of context, 7,500 of answer/query)",
+        help="enforce Azure's limits (55,000 chars of context, 7,500 of answer/query) instead "
+        "of the defaults (500,000 of context, 20,000 of answer, 10,000 of query)",
     )
     check.add_argument(
         "--exit-code", action="store_true", help="exit 1 on notGrounded and 3 on notSure"
@@ -195,7 +196,7 @@ def _check(args: argparse.Namespace) -> int:
     answer = _read_stdin_once(state) if args.answer == "-" else args.answer
     context = _gather_context(args, state)
     checker = GroundednessChecker(
-        _make_judge(args), limits=AZURE_LIMITS if args.azure_limits else None
+        _make_judge(args), limits=AZURE_LIMITS if args.azure_limits else DEFAULT_LIMITS
     )
     result = checker.check(
         context, answer, args.query, task=args.task, domain=args.domain, reasoning=args.reasoning
