@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ground_integrations import GroundednessChecker
+from ground_integrations import GroundednessChecker, HeuristicJudge
 
 MAUNA_KEA = (
     "Mauna Kea is an inactive volcano on the island of Hawaiʻi. Its peak is 4,207.3 m above sea "
@@ -17,4 +17,6 @@ BANK = (
 
 @pytest.fixture
 def checker() -> GroundednessChecker:
-    return GroundednessChecker()
+    """A checker for mechanics tests, pinned to the heuristic so they do not move when the
+    bundled model is retrained (tests of the default judge build ``GroundednessChecker()``)."""
+    return GroundednessChecker(HeuristicJudge())

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 import pytest
@@ -134,7 +133,10 @@ def test_azure_limits_raise_clear_errors() -> None:
     with pytest.raises(InputTooLongError, match="query"):
         limited.check([MAUNA_KEA], "answer", "q" * 7_501, task="QnA")
     # without limits the same input is checked, not truncated
-    assert GroundednessChecker().check(["x" * 30_000, "y" * 25_001], "answer").verdict
+    judge = RecordingJudge(HeuristicJudge())
+    unlimited = GroundednessChecker(judge, limits=None)
+    assert unlimited.check(["x" * 30_000, "y" * 25_001], "answer").answer == "answer"
+    assert sum(len(p) for c in judge.calls for p in c.context) >= 55_001
 
 
 def test_long_context_is_chunked_and_any_chunk_can_support() -> None:
@@ -157,7 +159,7 @@ def test_long_context_is_chunked_and_any_chunk_can_support() -> None:
         sentence.text in seen
         for sentence in __import__("ground_integrations").text.split_sentences(passage)
     )
-    unchunked = GroundednessChecker().check([passage], answer)
+    unchunked = GroundednessChecker(HeuristicJudge()).check([passage], answer)
     assert unchunked.verdict is r.verdict
 
 
@@ -180,7 +182,9 @@ def test_cache_makes_repeats_free() -> None:
 def test_thresholds_make_a_not_sure_band() -> None:
     checker = GroundednessChecker(ScriptedJudge(["notSure"]))
     assert checker.check(["ctx"], "answer").verdict is Verdict.NOT_SURE
-    wide = GroundednessChecker(thresholds=Thresholds(grounded=0.99, not_grounded=0.01))
+    wide = GroundednessChecker(
+        HeuristicJudge(), thresholds=Thresholds(grounded=0.99, not_grounded=0.01)
+    )
     assert (
         wide.check([MAUNA_KEA], "Mauna Kea is a volcano with a peak.").verdict is Verdict.NOT_SURE
     )
@@ -212,7 +216,7 @@ def test_check_many_keeps_order_and_reports_errors_in_place(checker) -> None:
 
 async def test_async_results_equal_sync(checker) -> None:
     sync = checker.check([BANK], "They pay me 12/hour.")
-    fresh = GroundednessChecker()
+    fresh = GroundednessChecker(HeuristicJudge())
     asyn = await fresh.acheck([BANK], "They pay me 12/hour.")
     assert asyn.model_copy(update={"latency_ms": 0}) == sync.model_copy(update={"latency_ms": 0})
     items = [
@@ -241,20 +245,46 @@ def test_bad_configuration_is_rejected() -> None:
     with pytest.raises(ConfigurationError):
         GroundednessChecker(judge="heuristic")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError):
-        GroundednessChecker(chunk_chars=100, chunk_overlap=100)
+        GroundednessChecker(HeuristicJudge(), chunk_chars=100, chunk_overlap=100)
     with pytest.raises(ConfigurationError):
-        GroundednessChecker(max_concurrency=0)
+        GroundednessChecker(HeuristicJudge(), max_concurrency=0)
 
 
-def test_checker_closes_only_its_own_judge() -> None:
-    class Closable(HeuristicJudge):
-        closed = 0
+class _Closable(HeuristicJudge):
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = self.aclosed = 0
 
-        def close(self) -> None:
-            self.closed += 1
+    def close(self) -> None:
+        self.closed += 1
 
-    mine = Closable()
+    async def aclose(self) -> None:
+        self.aclosed += 1
+
+
+def test_checker_closes_only_its_own_judge(monkeypatch) -> None:
+    from ground_integrations.judges import registry
+
+    mine = _Closable()
     with GroundednessChecker(mine):
         pass
     assert mine.closed == 0
-    asyncio.run(GroundednessChecker().aclose())
+    created = _Closable()
+    monkeypatch.setattr(registry, "default_judge", lambda: created)
+    with GroundednessChecker():
+        pass
+    assert created.closed == 1
+
+
+async def test_checker_acloses_only_its_own_judge(monkeypatch) -> None:
+    from ground_integrations.judges import registry
+
+    mine = _Closable()
+    async with GroundednessChecker(mine):
+        pass
+    assert mine.aclosed == 0
+    created = _Closable()
+    monkeypatch.setattr(registry, "default_judge", lambda: created)
+    async with GroundednessChecker():
+        pass
+    assert created.aclosed == 1

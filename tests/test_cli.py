@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -200,3 +201,74 @@ def test_eval_groups_never_pool_subtasks() -> None:
         "all",
     }
     assert groups["ragtruth:Summarization:Summary"].balanced_accuracy == 0.5
+
+
+def _write(path, records) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
+def test_issue10_5_resume_never_empties_the_results_file(tmp_path, capsys, monkeypatch) -> None:
+    import pathlib
+
+    data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
+    _write(data, _records())
+    main(["eval", str(data), "-o", str(out), "--limit", "2", "--no-progress"])
+    lines = out.read_text(encoding="utf-8").splitlines()
+    out.write_text(lines[0] + "\n" + lines[1][:20], encoding="utf-8")  # a crash mid-line
+
+    def killed_mid_write(self, *args, **kwargs):  # truncates, then the process dies
+        open(self, "w").close()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pathlib.Path, "write_text", killed_mid_write)
+    with contextlib.suppress(KeyboardInterrupt):
+        main(["eval", str(data), "-o", str(out), "--no-progress"])
+    monkeypatch.undo()
+    kept = out.read_text(encoding="utf-8").splitlines()
+    assert kept and kept[0] == lines[0]
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_issue10_6_unwritable_ids_do_not_block_runs(tmp_path, capsys) -> None:
+    data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
+    records = _records()[:3]
+    records[0] = {**records[0], "id": "bad\ud800id"}
+    _write(data, records)
+    assert main(["eval", str(data), "-o", str(out), "--no-progress"]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in rows] == ["bad\ud800id", "b", "c"]
+    capsys.readouterr()
+    assert main(["eval", str(data), "-o", str(out), "--no-progress"]) == 0  # resume works
+    assert "(3/3 records" in capsys.readouterr().out
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3
+
+
+def test_issue10_6_duplicate_ids_are_checked_once(tmp_path, capsys, monkeypatch) -> None:
+    from ground_integrations import GroundednessChecker
+
+    data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
+    a = _records()[0]
+    _write(data, [a, a, a, _records()[2]])
+    calls = []
+    real = GroundednessChecker.check
+    monkeypatch.setattr(
+        GroundednessChecker, "check", lambda self, *a, **k: calls.append(1) or real(self, *a, **k)
+    )
+    assert main(["eval", str(data), "-o", str(out), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert len(calls) == 2 and "(2/2 records" in captured.out
+    assert "duplicate id" in captured.err
+
+
+@pytest.mark.parametrize("value", ["-1", "-5"])
+def test_issue10_6_negative_limit_is_refused(tmp_path, capsys, value) -> None:
+    data = tmp_path / "toy.jsonl"
+    _write(data, _records())
+    with pytest.raises(SystemExit) as info:
+        main(["eval", str(data), "--limit", value, "--no-progress"])
+    assert info.value.code == 2 and "--limit" in capsys.readouterr().err
+
+
+def test_issue10_14_check_applies_the_default_limits(capsys) -> None:
+    code = main(["check", "-c", MAUNA_KEA, "-a", "Mauna Kea is tall. " * 2_000])
+    assert code == 2 and "over the limit of 20,000" in capsys.readouterr().err

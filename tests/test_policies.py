@@ -6,6 +6,7 @@ from ground_integrations import (
     Action,
     ConfigurationError,
     GroundednessChecker,
+    HeuristicJudge,
     OnError,
     Policy,
     UngroundedAnswerError,
@@ -122,7 +123,10 @@ async def test_aenforce_matches_enforce(checker) -> None:
 
     out = await aenforce(checker, context=[MAUNA_KEA], answer=BAD, regenerate=regenerate)
     sync = enforce(
-        GroundednessChecker(), context=[MAUNA_KEA], answer=BAD, regenerate=lambda f, a: GOOD
+        GroundednessChecker(HeuristicJudge()),
+        context=[MAUNA_KEA],
+        answer=BAD,
+        regenerate=lambda f, a: GOOD,
     )
     assert out.answer == sync.answer and out.decision.action is sync.decision.action
     with pytest.raises(UngroundedAnswerError):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ground_integrations import Action, GroundednessChecker, Policy
+from ground_integrations import Action, EmptyInputError, GroundednessChecker, HeuristicJudge, Policy
 from ground_integrations.streaming import SentenceGate
 from ground_integrations.testing import FailingJudge
 
@@ -22,7 +22,7 @@ def feed_words(gate: SentenceGate, text: str) -> list:
 
 
 def test_releases_each_sentence_once_complete_and_blocks_at_the_first_ungrounded() -> None:
-    gate = SentenceGate(GroundednessChecker(), [MAUNA_KEA], policy=Policy.block())
+    gate = SentenceGate(GroundednessChecker(HeuristicJudge()), [MAUNA_KEA], policy=Policy.block())
     releases = feed_words(gate, ANSWER)
     assert [r.decision.action for r in releases] == [Action.PASS, Action.BLOCK]
     assert releases[0].text == "Mauna Kea is an inactive volcano on the island of Hawaii."
@@ -30,7 +30,9 @@ def test_releases_each_sentence_once_complete_and_blocks_at_the_first_ungrounded
 
 
 def test_annotate_keeps_going_and_texts_concatenate_to_the_answer() -> None:
-    gate = SentenceGate(GroundednessChecker(), [MAUNA_KEA], policy=Policy.annotate())
+    gate = SentenceGate(
+        GroundednessChecker(HeuristicJudge()), [MAUNA_KEA], policy=Policy.annotate()
+    )
     releases = feed_words(gate, ANSWER)
     assert "".join(r.text for r in releases) == ANSWER
     assert [r.decision.action for r in releases] == [Action.PASS, Action.ANNOTATE, Action.PASS]
@@ -38,7 +40,9 @@ def test_annotate_keeps_going_and_texts_concatenate_to_the_answer() -> None:
 
 
 def test_regenerate_acts_as_on_exhausted_and_judge_errors_follow_on_error() -> None:
-    gate = SentenceGate(GroundednessChecker(), [MAUNA_KEA], policy=Policy(on_exhausted="annotate"))
+    gate = SentenceGate(
+        GroundednessChecker(HeuristicJudge()), [MAUNA_KEA], policy=Policy(on_exhausted="annotate")
+    )
     assert [r.decision.action for r in feed_words(gate, ANSWER)][1] is Action.ANNOTATE
     failing = SentenceGate(GroundednessChecker(FailingJudge()), [MAUNA_KEA])
     (release,) = failing.feed("One sentence here.", final=True)
@@ -46,8 +50,8 @@ def test_regenerate_acts_as_on_exhausted_and_judge_errors_follow_on_error() -> N
 
 
 async def test_async_gate_matches_sync() -> None:
-    sync = feed_words(SentenceGate(GroundednessChecker(), [MAUNA_KEA]), ANSWER)
-    gate = SentenceGate(GroundednessChecker(), [MAUNA_KEA])
+    sync = feed_words(SentenceGate(GroundednessChecker(HeuristicJudge()), [MAUNA_KEA]), ANSWER)
+    gate = SentenceGate(GroundednessChecker(HeuristicJudge()), [MAUNA_KEA])
     asyn = await gate.afeed(ANSWER) + await gate.aclose()
     assert [(r.text, r.decision.action) for r in asyn] == [
         (r.text, r.decision.action) for r in sync
@@ -55,6 +59,6 @@ async def test_async_gate_matches_sync() -> None:
 
 
 def test_bad_context_raises_before_release() -> None:
-    gate = SentenceGate(GroundednessChecker(), [])
-    with pytest.raises(Exception, match="context is empty"):
+    gate = SentenceGate(GroundednessChecker(HeuristicJudge()), [])
+    with pytest.raises(EmptyInputError, match="context is empty"):
         gate.feed("A sentence. Another", final=True)

@@ -11,12 +11,14 @@
 'notGrounded'
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+from importlib.metadata import version as _version
 
-from .checker import AZURE_LIMITS, GroundednessChecker, Limits
+from .checker import AZURE_LIMITS, DEFAULT_LIMITS, GroundednessChecker, Limits
 from .errors import (
     ConfigurationError,
     EmptyInputError,
+    EnforceTimeoutError,
     GroundednessError,
     InputTooLongError,
     InvalidInputError,
@@ -30,6 +32,7 @@ from .errors import (
     UngroundedAnswerError,
 )
 from .judges import HeuristicJudge, Judge, Judgement, LexicalBaselineJudge, Thresholds
+from .judges._http import RetryPolicy
 from .models import (
     Domain,
     Evidence,
@@ -48,23 +51,26 @@ from .policies import (
     Enforced,
     OnError,
     Policy,
+    Regeneration,
     aenforce,
     enforce,
     mark_ungrounded,
 )
 
 try:
-    __version__ = version("ground-integrations")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = _version("ground-integrations")
+except _PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
 
 __all__ = [
     "AZURE_LIMITS",
+    "DEFAULT_LIMITS",
     "Action",
     "ConfigurationError",
     "Decision",
     "Domain",
     "EmptyInputError",
+    "EnforceTimeoutError",
     "Enforced",
     "Evidence",
     "GroundednessChecker",
@@ -89,6 +95,8 @@ __all__ = [
     "OnError",
     "Policy",
     "RateLimitError",
+    "Regeneration",
+    "RetryPolicy",
     "SentenceJudgement",
     "Task",
     "Thresholds",

@@ -8,21 +8,26 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
 from .judges.base import Judge, Judgement, Thresholds
 from .models import (
+    AZURE_LIMITS,
+    DEFAULT_LIMITS,
     Domain,
     Evidence,
     GroundednessRequest,
     GroundednessResult,
+    Limits,
+    PassageLike,
     SentenceJudgement,
     Task,
     UngroundedDetail,
@@ -30,26 +35,44 @@ from .models import (
 )
 from .text import split_sentences
 
-__all__ = ["AZURE_LIMITS", "GroundednessChecker", "Limits"]
+__all__ = [
+    "AZURE_LIMITS",
+    "DEFAULT_LIMITS",
+    "ContextLike",
+    "GroundednessChecker",
+    "Limits",
+    "answer_text",
+    "normalize_answer",
+    "normalize_context",
+]
 
-ContextLike = Union[str, Any, Sequence[Any]]
+#: What ``context`` may be: a str, a document (``page_content``), a node (``get_content()``), a
+#: mapping with ``page_content``/``text``/``content``, or a sequence of those.
+ContextLike = Union[str, PassageLike, Sequence[Union[str, PassageLike]]]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Size limits in characters (code points). ``None`` means unlimited."""
-
-    max_context_chars: int | None = None
-    max_answer_chars: int | None = None
-    max_query_chars: int | None = None
-
-
-#: The limits of Azure's detectGroundedness: 55,000 characters of sources, 7,500 of text and query.
-AZURE_LIMITS = Limits(max_context_chars=55_000, max_answer_chars=7_500, max_query_chars=7_500)
+def _checked_text(text: str, field: str) -> str:
+    """``text`` unless it holds a lone surrogate (not valid Unicode: no judge can read it)."""
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise InvalidInputError(
+            f"{field} contains a lone surrogate (U+{ord(bad.group()):04X}) at index "
+            f"{bad.start()}, which is not valid Unicode; decode your input with "
+            "errors='replace' or remove it.",
+            field=field,
+        )
+    return text
 
 
 def _passage_text(item: Any, index: int) -> str:
     """A passage from a str, a LangChain-style Document, a LlamaIndex-style node or a dict."""
+    field = f"context[{index}]"
+    if isinstance(item, bytes | bytearray | memoryview):
+        raise InvalidInputError(
+            f"{field} is {type(item).__name__}; decode it to str first.", field=field
+        )
     if isinstance(item, str):
         text = item
     elif isinstance(item, Mapping):
@@ -66,7 +89,19 @@ def _passage_text(item: Any, index: int) -> str:
     elif isinstance(getattr(item, "page_content", None), str):
         text = item.page_content
     elif callable(getattr(item, "get_content", None)):
-        text = item.get_content()
+        try:
+            text = item.get_content()
+        except Exception as exc:
+            raise InvalidInputError(
+                f"{field}: {type(item).__name__}.get_content() raised {type(exc).__name__}: {exc}",
+                field=field,
+            ) from exc
+        if not isinstance(text, str):
+            raise InvalidInputError(
+                f"{field}: {type(item).__name__}.get_content() returned "
+                f"{type(text).__name__}, not str.",
+                field=field,
+            )
     elif isinstance(getattr(item, "text", None), str):
         text = item.text
     else:
@@ -81,7 +116,7 @@ def _passage_text(item: Any, index: int) -> str:
             "(invalid request: user message content is required).",
             field=f"context[{index}]",
         )
-    return text
+    return _checked_text(text, field)
 
 
 def normalize_context(context: ContextLike) -> tuple[str, ...]:
@@ -92,15 +127,17 @@ def normalize_context(context: ContextLike) -> tuple[str, ...]:
             "(invalid request: user message content is required).",
             field="context",
         )
-    if isinstance(context, bytes):
-        raise InvalidInputError("context is bytes; decode it to str first.", field="context")
+    if isinstance(context, bytes | bytearray | memoryview):
+        raise InvalidInputError(
+            f"context is {type(context).__name__}; decode it to str first.", field="context"
+        )
     single = (
         isinstance(context, str | Mapping)
         or hasattr(context, "page_content")
         or callable(getattr(context, "get_content", None))
         or not isinstance(context, Iterable)
     )
-    items = [context] if single else list(context)
+    items: list[Any] = [context] if single else list(cast(Iterable[Any], context))
     if not items:
         raise EmptyInputError(
             "context is empty: pass at least one passage "
@@ -110,15 +147,27 @@ def normalize_context(context: ContextLike) -> tuple[str, ...]:
     return tuple(_passage_text(item, i) for i, item in enumerate(items))
 
 
+def answer_text(answer: Any) -> str | None:
+    """The text of an answer-like value, or ``None``: a str, or the string ``content``,
+    ``response`` or ``text`` of a message / response object (a LangChain message with content
+    blocks has a string ``text``). The one place answer shapes are recognised."""
+    if isinstance(answer, str):
+        return answer
+    for attr in ("content", "response", "text"):
+        value = getattr(answer, attr, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 def normalize_answer(answer: Any) -> str:
-    """The answer as a str; accepts objects with a string ``content`` or ``response``."""
-    text = answer
-    if not isinstance(text, str):
-        for attr in ("content", "response", "text"):
-            value = getattr(answer, attr, None)
-            if isinstance(value, str):
-                text = value
-                break
+    """The answer as a non-empty str of valid Unicode (see :func:`answer_text`)."""
+    found = answer_text(answer)
+    text: Any = answer if found is None else found
+    if isinstance(text, bytes | bytearray | memoryview):
+        raise InvalidInputError(
+            f"answer is {type(answer).__name__}; decode it to str first.", field="answer"
+        )
     if not isinstance(text, str):
         raise InvalidInputError(
             f"answer has type {type(answer).__name__}; pass the generated text as a str "
@@ -131,7 +180,7 @@ def normalize_answer(answer: Any) -> str:
             "(invalid request: assistant message content is required).",
             field="answer",
         )
-    return text
+    return _checked_text(text, "answer")
 
 
 def _enum(value: Any, enum: type[Task] | type[Domain], field: str) -> Any:
@@ -143,6 +192,15 @@ def _enum(value: Any, enum: type[Task] | type[Domain], field: str) -> Any:
                 return member
     allowed = ", ".join(repr(m.value) for m in enum)
     raise InvalidInputError(f"{field} must be one of {allowed}, got {value!r}.", field=field)
+
+
+def _int_option(name: str, value: Any, *, minimum: int) -> int:
+    """``value`` if it is an int (not a bool) of at least ``minimum``; else ConfigurationError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigurationError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ConfigurationError(f"{name} must be at least {minimum}, got {value}")
+    return value
 
 
 class _LRU:
@@ -190,8 +248,10 @@ class GroundednessChecker:
             bundled offline cross-encoder if this install carries one, else
             :class:`HeuristicJudge`.
         thresholds: score cut points; the judge's calibrated ones by default.
-        limits: size limits that raise :class:`InputTooLongError`; ``AZURE_LIMITS`` gives the
-            Azure service's, ``None`` (default) checks any size by chunking.
+        limits: size limits that raise :class:`InputTooLongError`. By default the judge's own
+            (``judge.limits``, e.g. Azure's) or else ``DEFAULT_LIMITS`` (500,000 characters of
+            context, 20,000 of answer, 10,000 of query); pass ``Limits(...)`` to raise them or
+            ``None`` to check any size.
         chunk_chars: context larger than this is judged in overlapping chunks and a sentence is
             grounded if any chunk supports it. Defaults to the judge's ``max_context_chars``.
         chunk_overlap: characters shared by consecutive chunks of one passage.
@@ -205,7 +265,7 @@ class GroundednessChecker:
         judge: Judge | None = None,
         *,
         thresholds: Thresholds | None = None,
-        limits: Limits | None = None,
+        limits: Limits | None = DEFAULT_LIMITS,
         chunk_chars: int | None = None,
         chunk_overlap: int = 200,
         cache_size: int = 256,
@@ -220,13 +280,20 @@ class GroundednessChecker:
             raise ConfigurationError(
                 f"judge must be a ground_integrations Judge, got {type(judge).__name__}"
             )
+        if limits is DEFAULT_LIMITS and judge.limits is not None:
+            limits = judge.limits
+        if limits is not None and not isinstance(limits, Limits):
+            raise ConfigurationError(
+                f"limits must be a Limits or None, got {type(limits).__name__}"
+            )
         chunk_chars = chunk_chars if chunk_chars is not None else judge.max_context_chars
-        if chunk_chars is not None and chunk_chars <= 0:
-            raise ConfigurationError(f"chunk_chars must be positive, got {chunk_chars}")
-        if chunk_overlap < 0 or (chunk_chars is not None and chunk_overlap >= chunk_chars):
+        if chunk_chars is not None:
+            _int_option("chunk_chars", chunk_chars, minimum=1)
+        _int_option("chunk_overlap", chunk_overlap, minimum=0)
+        if chunk_chars is not None and chunk_overlap >= chunk_chars:
             raise ConfigurationError("chunk_overlap must be >= 0 and smaller than chunk_chars")
-        if max_concurrency < 1:
-            raise ConfigurationError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        _int_option("cache_size", cache_size, minimum=0)
+        _int_option("max_concurrency", max_concurrency, minimum=1)
         self.judge = judge
         self.thresholds = thresholds or judge.default_thresholds
         self.limits = limits
@@ -262,6 +329,8 @@ class GroundednessChecker:
             )
         if query is not None and not query.strip():
             query = None
+        if query is not None:
+            _checked_text(query, "query")
         if task_ is Task.QNA and query is None:
             raise InvalidInputError(
                 "task 'QnA' requires the user's query; pass query=... or use task='Summarization'.",
@@ -291,7 +360,8 @@ class GroundednessChecker:
             if limit is not None and actual > limit:
                 raise InputTooLongError(
                     f"{field} has {actual:,} characters, over the limit of {limit:,}; "
-                    f"shorten it, split the check, or create the checker with limits=None.",
+                    f"shorten it, split the check, or raise the limit: GroundednessChecker("
+                    f"limits=Limits(max_{field}_chars=...)), or limits=None for no limit.",
                     field=field,
                     limit=limit,
                     actual=actual,
@@ -466,12 +536,19 @@ class GroundednessChecker:
         return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _cached(self, key: str, started: float) -> GroundednessResult | None:
+        # The cache keeps its own deep copy and hands out deep copies: a caller mutating a result
+        # (``r.ungrounded_details.clear()``) cannot change what the next identical check returns.
         hit = self._cache.get(key)
         if hit is None:
             return None
         return hit.model_copy(
-            update={"cached": True, "latency_ms": round((time.perf_counter() - started) * 1000, 3)}
+            deep=True,
+            update={"cached": True, "latency_ms": round((time.perf_counter() - started) * 1000, 3)},
         )
+
+    def _remember(self, key: str, result: GroundednessResult) -> None:
+        if self._cache.size > 0:
+            self._cache.put(key, result.model_copy(deep=True))
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -503,7 +580,7 @@ class GroundednessChecker:
         chunks = self._chunks(request)
         outs = [self.judge.run(self._sub_request(request, c)) for c in chunks]
         result = self._result(request, self._merge(request, chunks, outs), len(chunks), started)
-        self._cache.put(key, result)
+        self._remember(key, result)
         return result
 
     async def acheck(
@@ -537,8 +614,13 @@ class GroundednessChecker:
         result = self._result(
             request, self._merge(request, chunks, list(outs)), len(chunks), started
         )
-        self._cache.put(key, result)
+        self._remember(key, result)
         return result
+
+    def _workers(self, max_concurrency: int | None) -> int:
+        if max_concurrency is None:
+            return self.max_concurrency
+        return _int_option("max_concurrency", max_concurrency, minimum=1)
 
     def check_many(
         self,
@@ -550,7 +632,7 @@ class GroundednessChecker:
         """Check many items with bounded concurrency. Order is kept; a failing item yields its
         exception in place (or raises, with ``return_exceptions=False``) and loses no other."""
         items = list(items)
-        workers = max_concurrency or self.max_concurrency
+        workers = self._workers(max_concurrency)
 
         def one(item: Any) -> GroundednessResult | Exception:
             try:
@@ -573,7 +655,7 @@ class GroundednessChecker:
         return_exceptions: bool = True,
     ) -> list[GroundednessResult | Exception]:
         """Async twin of :meth:`check_many`."""
-        semaphore = asyncio.Semaphore(max_concurrency or self.max_concurrency)
+        semaphore = asyncio.Semaphore(self._workers(max_concurrency))
 
         async def one(item: Any) -> GroundednessResult | Exception:
             async with semaphore:

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .checker import AZURE_LIMITS, GroundednessChecker
+from .checker import AZURE_LIMITS, DEFAULT_LIMITS, GroundednessChecker
 from .errors import GroundednessError, InvalidInputError, JudgeError
 from .models import GroundednessRequest, GroundednessResult, Verdict
 
@@ -72,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--azure-limits",
         action="store_true",
-        help="enforce Azure's limits (55,000 chars of context, 7,500 of answer/query)",
+        help="enforce Azure's limits (55,000 chars of context, 7,500 of answer/query) instead "
+        "of the defaults (500,000 of context, 20,000 of answer, 10,000 of query)",
     )
     check.add_argument(
         "--exit-code", action="store_true", help="exit 1 on notGrounded and 3 on notSure"
@@ -90,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--fresh", action="store_true", help="discard earlier outcomes instead of resuming"
     )
-    ev.add_argument("--limit", type=int, help="evaluate at most this many records")
+    ev.add_argument("--limit", type=_non_negative, help="evaluate at most this many records (>= 0)")
     ev.add_argument(
         "--not-sure-as",
         choices=["notGrounded", "grounded"],
@@ -106,6 +108,16 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true")
     _judge_options(ev)
     return parser
+
+
+def _non_negative(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {number}")
+    return number
 
 
 def _judge_options(parser: argparse.ArgumentParser) -> None:
@@ -184,7 +196,7 @@ def _check(args: argparse.Namespace) -> int:
     answer = _read_stdin_once(state) if args.answer == "-" else args.answer
     context = _gather_context(args, state)
     checker = GroundednessChecker(
-        _make_judge(args), limits=AZURE_LIMITS if args.azure_limits else None
+        _make_judge(args), limits=AZURE_LIMITS if args.azure_limits else DEFAULT_LIMITS
     )
     result = checker.check(
         context, answer, args.query, task=args.task, domain=args.domain, reasoning=args.reasoning
@@ -206,12 +218,19 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _row_line(row: dict[str, Any]) -> str:
+    # ASCII JSON: an id or text with a lone surrogate is escaped ("\\ud800"), never unwritable.
+    return json.dumps(row, ensure_ascii=True) + "\n"
+
+
 def _load_done(output: Path) -> dict[str, dict[str, Any]]:
-    """Outcomes already written; a line cut short by an interruption is dropped and rewritten."""
+    """Outcomes already written. A line cut short by an interruption is dropped: the kept lines
+    go to a temporary file that then replaces the results atomically, so a kill at any moment
+    leaves either the old file or the new one, never an empty or half-written one."""
     done: dict[str, dict[str, Any]] = {}
     if not output.exists():
         return done
-    lines = output.read_text(encoding="utf-8").splitlines()
+    lines = output.read_text(encoding="utf-8", errors="replace").splitlines()
     broken = False
     for line in lines:
         try:
@@ -220,8 +239,38 @@ def _load_done(output: Path) -> dict[str, dict[str, Any]]:
         except (json.JSONDecodeError, KeyError, TypeError):
             broken = True
     if broken:
-        output.write_text("".join(json.dumps(r) + "\n" for r in done.values()), encoding="utf-8")
+        tmp = output.with_name(output.name + ".tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.writelines(_row_line(r) for r in done.values())
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, output)
+        finally:
+            tmp.unlink(missing_ok=True)
     return done
+
+
+def _unique(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records with their ids made str and duplicates dropped (the first one is kept)."""
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    for i, r in enumerate(records):
+        key = str(r.setdefault("id", f"line-{i + 1}"))
+        if key in seen:
+            dropped.append(key)
+            continue
+        seen.add(key)
+        out.append(r)
+    if dropped:
+        shown = ", ".join(repr(k) for k in sorted(set(dropped))[:5])
+        print(
+            f"ground: skipped {len(dropped)} record(s) with a duplicate id ({shown}); "
+            "only the first of each id is evaluated",
+            file=sys.stderr,
+        )
+    return out
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -230,8 +279,7 @@ def _eval(args: argparse.Namespace) -> int:
     records = list(read_jsonl(args.path))
     if args.limit is not None:
         records = records[: args.limit]
-    for i, r in enumerate(records):
-        r.setdefault("id", f"line-{i + 1}")
+    records = _unique(records)
     output = args.output or args.path.with_suffix(".results.jsonl")
     if args.fresh and output.exists():
         output.unlink()
@@ -261,7 +309,7 @@ def _eval(args: argparse.Namespace) -> int:
                     row = record_outcome(record, result)
                 except GroundednessError as exc:
                     row = record_outcome(record, error=exc)
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                fh.write(_row_line(row))
                 fh.flush()
                 done[str(record["id"])] = row
                 bar.update(1)

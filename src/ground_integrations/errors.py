@@ -14,7 +14,9 @@
     │   ├── JudgeHTTPError             a service answered 4xx/5xx (``status_code``, ``body``...)
     │   │   └── RateLimitError         429, retryable, ``retry_after`` seconds when the service said
     │   └── JudgeResponseError         the judge answered something we cannot parse
-    └── UngroundedAnswerError          a policy blocked an answer (``result``, ``decision``)
+    ├── UngroundedAnswerError          a policy blocked an answer (``result``, ``decision``)
+    └── EnforceTimeoutError (TimeoutError)  enforce ran over Policy.attempt_timeout /
+                                       total_timeout (``step``, ``attempt``)
 
 Lower-layer errors (httpx, JSON, a model library) are translated into this tree at exactly one
 boundary: the judge base class and the shared HTTP helper. Callers only ever catch these.
@@ -33,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ConfigurationError",
     "EmptyInputError",
+    "EnforceTimeoutError",
     "GroundednessError",
     "InputTooLongError",
     "InvalidInputError",
@@ -47,18 +50,22 @@ __all__ = [
 ]
 
 
-def _restore(cls: type[GroundednessError], args: tuple[Any, ...]) -> GroundednessError:
+def _restore(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
     error = cls.__new__(cls)
-    Exception.__init__(error, *args)
+    error.args = args
+    error.__dict__.update(state)
     return error
 
 
 class GroundednessError(Exception):
-    """Base class of every error this package raises on purpose."""
+    """Base class of every error this package raises on purpose.
+
+    Errors pickle with their data (``field``, ``status_code``, ``limit``...), so they cross
+    process boundaries (multiprocessing, Ray) intact, whatever their ``__init__`` takes.
+    """
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Subclasses take keyword-only data, so rebuild from the message and restore the fields.
-        return (_restore, (type(self), self.args), dict(self.__dict__))
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
 
 
 class ConfigurationError(GroundednessError):
@@ -182,4 +189,16 @@ class UngroundedAnswerError(GroundednessError):
     ) -> None:
         self.result = result
         self.decision = decision
+        super().__init__(message)
+
+
+class EnforceTimeoutError(GroundednessError, TimeoutError):
+    """``enforce`` / ``aenforce`` ran over the policy's ``attempt_timeout`` or ``total_timeout``.
+
+    ``step`` is what was running ("the check" or "regenerate"), ``attempt`` its number.
+    """
+
+    def __init__(self, message: str, *, step: str, attempt: int) -> None:
+        self.step = step
+        self.attempt = attempt
         super().__init__(message)

@@ -8,25 +8,93 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol, Union, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .errors import ConfigurationError
 from .text import code_point_to_utf8, code_point_to_utf16
 
 __all__ = [
+    "AZURE_LIMITS",
+    "DEFAULT_LIMITS",
     "Domain",
     "Evidence",
     "GroundednessRequest",
     "GroundednessResult",
+    "HasGetContent",
+    "HasPageContent",
     "IndexDetails",
     "JudgeInfo",
+    "Limits",
+    "PassageLike",
     "SentenceJudgement",
     "Task",
     "UngroundedDetail",
     "Verdict",
+    "configuration_error",
 ]
+
+
+def configuration_error(owner: str, exc: ValidationError) -> ConfigurationError:
+    """A pydantic ``ValidationError`` about options, as the ``ConfigurationError`` it is."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or owner}: {e['msg']} (got {e.get('input')!r})"
+        for e in exc.errors()
+    )
+    return ConfigurationError(f"invalid {owner}: {problems}")
+
+
+@runtime_checkable
+class HasPageContent(Protocol):
+    """A LangChain-style document."""
+
+    @property
+    def page_content(self) -> str: ...
+
+
+@runtime_checkable
+class HasGetContent(Protocol):
+    """A LlamaIndex-style node."""
+
+    def get_content(self) -> str: ...
+
+
+#: One retrieved passage: a str, a document, a node, or a mapping with ``page_content``,
+#: ``text`` or ``content``.
+PassageLike = Union[str, HasPageContent, HasGetContent, Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Size limits in characters (code points), checked before any judge runs; over a limit
+    raises :class:`~ground_integrations.errors.InputTooLongError`. ``None`` means unlimited."""
+
+    max_context_chars: int | None = None
+    max_answer_chars: int | None = None
+    max_query_chars: int | None = None
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ConfigurationError(
+                    f"Limits.{f.name} must be a positive int or None, got {value!r}"
+                )
+
+
+#: The default bound on one check. Checking cost grows with answer x context, so a request
+#: beyond these sizes is refused rather than left to run for minutes; raise them by passing
+#: ``limits=Limits(...)`` (or ``limits=None`` for no bound) to the checker.
+DEFAULT_LIMITS = Limits(max_context_chars=500_000, max_answer_chars=20_000, max_query_chars=10_000)
+
+#: The limits of Azure's detectGroundedness: 55,000 characters of sources, 7,500 of text and query.
+AZURE_LIMITS = Limits(max_context_chars=55_000, max_answer_chars=7_500, max_query_chars=7_500)
 
 
 class Verdict(str, Enum):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 
-from .errors import JudgeError
+from .errors import ConfigurationError, JudgeError
 from .judges.base import Judge, Judgement
 from .models import GroundednessRequest, SentenceJudgement, Verdict
 from .text import split_sentences
@@ -35,7 +35,7 @@ class ScriptedJudge(Judge):
     def __init__(self, verdicts: Iterable[Verdict | str]) -> None:
         self.verdicts = [Verdict(v) for v in verdicts]
         if not self.verdicts:
-            raise ValueError("ScriptedJudge needs at least one verdict")
+            raise ConfigurationError("ScriptedJudge needs at least one verdict")
         self.calls: list[GroundednessRequest] = []
         self._lock = threading.Lock()
 
@@ -71,6 +71,7 @@ class RecordingJudge(Judge):
     def __init__(self, inner: Judge) -> None:
         self.inner = inner
         self.max_context_chars = inner.max_context_chars
+        self.limits = inner.limits
         self.default_thresholds = inner.default_thresholds
         self.calls: list[GroundednessRequest] = []
         self._lock = threading.Lock()

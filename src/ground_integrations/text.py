@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
 __all__ = [
+    "MAX_PUNKT_BLOCK",
     "Span",
     "base_form",
     "code_point_to_utf8",
@@ -153,19 +154,56 @@ def _starts_lower(text: str) -> bool:
     return False
 
 
+#: Punkt sees at most this many characters at once. NLTK runs each of its regex scans under a
+#: wall-clock limit (``nltk.redos``, 5 s) that one huge paragraph can exceed; longer blocks are
+#: cut first, after the last sentence end (else the last space) of the window.
+MAX_PUNKT_BLOCK = 20_000
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"')\]\u201d\u2019]*\s")
+_SIMPLE_SENTENCE = re.compile(r"\S.*?(?:[.!?]+[\"')\]\u201d\u2019]*(?=\s)|\Z)", re.S)
+
+
+def _window_end(text: str, start: int, end: int) -> int:
+    """Where to cut ``text[start:end]`` (longer than MAX_PUNKT_BLOCK): a sentence end, a space,
+    or the hard limit, searched in the second half of the window."""
+    stop = start + MAX_PUNKT_BLOCK
+    half = start + MAX_PUNKT_BLOCK // 2
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, half, stop)]
+    if ends:
+        return ends[-1]
+    space = max(text.rfind(" ", half, stop), text.rfind("\n", half, stop))
+    return space + 1 if space >= 0 else stop
+
+
+def _punkt_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Punkt's sentence spans of ``text[start:end]`` in absolute offsets, without its time limit:
+    over-long blocks are cut first, and if Punkt still gives up (``TimeoutError``) the window
+    is split at sentence punctuation by a linear regex instead."""
+    tokenizer = _punkt()
+    out: list[tuple[int, int]] = []
+    pos = start
+    while pos < end:
+        stop = end if end - pos <= MAX_PUNKT_BLOCK else _window_end(text, pos, end)
+        window = text[pos:stop]
+        try:
+            spans = list(tokenizer.span_tokenize(window))
+        except TimeoutError:
+            spans = [(m.start(), m.end()) for m in _SIMPLE_SENTENCE.finditer(window)]
+        out.extend((pos + s, pos + e) for s, e in spans)
+        pos = stop
+    return out
+
+
 def split_sentences(text: str) -> list[Span]:
     """Split ``text`` into sentences with exact code-point offsets.
 
     ``text[s.start:s.end] == s.text`` holds for every span; spans never overlap, are in order and
     carry no leading or trailing whitespace. Bullet and list markers are left out of the span.
     """
-    tokenizer = _punkt()
     raw: list[tuple[int, int]] = []
     for b_start, b_end in _blocks(text):
-        block = text[b_start:b_end]
         pieces: list[tuple[int, int]] = []
-        for s, e in tokenizer.span_tokenize(block):
-            pieces.extend(_split_cjk(text, b_start + s, b_start + e))
+        for s, e in _punkt_spans(text, b_start, b_end):
+            pieces.extend(_split_cjk(text, s, e))
         # Punkt without training data breaks after unknown abbreviations ("D.C. yesterday");
         # a "sentence" that starts in lower case continues the previous one.
         merged: list[tuple[int, int]] = []

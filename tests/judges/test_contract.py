@@ -45,7 +45,7 @@ def _nli(tmp_path_factory) -> Judge:
     pytest.importorskip("transformers")
     from ground_integrations.judges import NLIJudge
 
-    from .test_nli_judge import build_model
+    from .conftest import build_model
 
     return NLIJudge(build_model(tmp_path_factory.mktemp("contract") / "m"), max_length=64)
 

@@ -28,7 +28,7 @@ from ground_integrations.judges.cross_encoder import (  # noqa: E402
 )
 
 from ..conftest import BANK, MAUNA_KEA  # noqa: E402
-from .test_nli_judge import build_model  # noqa: E402
+from .conftest import build_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,9 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -20,7 +23,18 @@ from langchain_core.runnables import Runnable, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 from pydantic import Field
 
+from ground_integrations import HeuristicJudge
+from ground_integrations.judges import registry
+
 from ..conftest import MAUNA_KEA
+
+
+@pytest.fixture(autouse=True)
+def _pin_the_default_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adapter tests test mechanics: a guard built without a checker gets the heuristic, so they
+    do not move when the bundled model is retrained."""
+    monkeypatch.setattr(registry, "default_judge", HeuristicJudge)
+
 
 DOCS = [
     Document(page_content=MAUNA_KEA, metadata={"source": "mauna-kea"}),
@@ -81,3 +95,24 @@ def hallucinate_then_ground() -> RecordingChatModel:
 @pytest.fixture
 def always_hallucinate() -> RecordingChatModel:
     return make_model(itertools.repeat(HALLUCINATION))
+
+
+class Recorder(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.starts: list[tuple[str, list[str], dict[str, Any]]] = []
+        self.ends: list[UUID] = []
+
+    def on_chain_start(
+        self,
+        serialized: Any,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.starts.append((kwargs.get("name") or "", tags or [], metadata or {}))
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self.ends.append(run_id)

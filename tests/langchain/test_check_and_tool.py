@@ -7,12 +7,11 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_tests.unit_tests import ToolsUnitTests
 
-from ground_integrations import GroundednessResult, Verdict
+from ground_integrations import GroundednessResult, InvalidInputError, Verdict
 from ground_integrations.langchain import GroundednessCheck, GroundednessCheckTool
 
 from ..conftest import MAUNA_KEA
-from .conftest import GROUNDED, HALLUCINATION
-from .test_guard import Recorder
+from .conftest import GROUNDED, HALLUCINATION, Recorder
 
 
 class TestGroundednessCheckToolStandard(ToolsUnitTests):
@@ -47,7 +46,7 @@ async def test_check_runnable_async_and_batch_equal_sync() -> None:
     asyn = [r.verdict for r in await check.abatch(items)]
     assert sync == asyn == [Verdict.NOT_GROUNDED, Verdict.GROUNDED]
     assert (await check.ainvoke(items[0])).score == check.invoke(items[0]).score
-    with pytest.raises(Exception, match="no 'text' key"):
+    with pytest.raises(InvalidInputError, match="no 'text' key"):
         check.invoke({"docs": [MAUNA_KEA]})
 
 

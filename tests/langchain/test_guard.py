@@ -1,10 +1,8 @@
 from __future__ import annotations
 
 from typing import Any
-from uuid import UUID
 
 import pytest
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
@@ -20,7 +18,7 @@ from ground_integrations import (
 from ground_integrations.langchain import GroundednessGuard, with_groundedness_guard
 from ground_integrations.testing import FailingJudge
 
-from .conftest import GROUNDED, HALLUCINATION, QUESTION, make_model, make_rag_chain
+from .conftest import GROUNDED, HALLUCINATION, QUESTION, Recorder, make_model, make_rag_chain
 
 
 def test_regenerate_returns_grounded_second_answer_with_feedback_in_prompt(
@@ -148,27 +146,6 @@ async def test_async_and_batch_equal_sync() -> None:
     abatch = [_summary(o) for o in await _runs()[0].abatch(inputs)]
     assert sync == asyn == batch == abatch
     assert sync[0][0] == GROUNDED
-
-
-class Recorder(BaseCallbackHandler):
-    def __init__(self) -> None:
-        self.starts: list[tuple[str, list[str], dict[str, Any]]] = []
-        self.ends: list[UUID] = []
-
-    def on_chain_start(
-        self,
-        serialized: Any,
-        inputs: Any,
-        *,
-        run_id: UUID,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self.starts.append((kwargs.get("name") or "", tags or [], metadata or {}))
-
-    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self.ends.append(run_id)
 
 
 def test_callbacks_see_the_guard_run_with_tags_and_metadata(hallucinate_then_ground) -> None:

@@ -21,7 +21,18 @@ from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.schema import Document
 from pydantic import Field
 
+from ground_integrations import HeuristicJudge
+from ground_integrations.judges import registry
+
 from ..conftest import MAUNA_KEA
+
+
+@pytest.fixture(autouse=True)
+def _pin_the_default_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adapter tests test mechanics: components built without a checker get the heuristic, so
+    they do not move when the bundled model is retrained."""
+    monkeypatch.setattr(registry, "default_judge", HeuristicJudge)
+
 
 HALLUCINATION = "Mauna Kea is 5,207.3 meters tall."
 GROUNDED = "Mauna Kea is an inactive volcano on the island of Hawaii. Its peak is 4,207.3 m above sea level."

@@ -57,3 +57,29 @@ def test_as_node_postprocessor_drops_nodes_that_support_nothing_of_the_query(ind
     )
     kept = drafted.postprocess_nodes(index.as_retriever(similarity_top_k=3).retrieve(QUESTION))
     assert [n.node.metadata["source"] for n in kept] == ["python"]
+
+
+def test_issue11_3_node_filter_copies_nodes_and_hides_its_metadata_from_the_llm() -> None:
+    from llama_index.core.schema import MetadataMode
+
+    nodes = _response(HALLUCINATION).source_nodes
+    originals = [dict(n.node.metadata) for n in nodes]
+    post = GroundednessPostprocessor(min_support=0.0)
+    kept = post.postprocess_nodes(nodes, query_str=QUESTION)
+    assert [dict(n.node.metadata) for n in nodes] == originals  # the input is never mutated
+    assert kept and all(k.node is not n.node for k, n in zip(kept, nodes))
+    for node in kept:
+        assert "groundedness_support" in node.node.metadata
+        assert "groundedness_support" in node.node.excluded_llm_metadata_keys
+        assert "groundedness_support" not in node.node.get_content(MetadataMode.LLM)
+
+
+def test_issue11_3_response_policy_is_its_own_object() -> None:
+    from ground_integrations.llama_index import GroundednessResponsePolicy
+
+    responses = GroundednessResponsePolicy(policy=Policy.annotate())
+    out = responses.process_response(_response(HALLUCINATION), QUESTION)
+    assert out.metadata["groundedness"].verdict is Verdict.NOT_GROUNDED
+    support = out.source_nodes[0].node
+    assert "groundedness_support" in support.excluded_llm_metadata_keys
+    assert GroundednessPostprocessor().response_policy.metadata_key == "groundedness"

@@ -12,10 +12,18 @@ import asyncio
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigurationError, GroundednessError, JudgeError, JudgeTimeoutError
-from ..models import GroundednessRequest, JudgeInfo, SentenceJudgement, UngroundedDetail, Verdict
+from ..models import (
+    GroundednessRequest,
+    JudgeInfo,
+    Limits,
+    SentenceJudgement,
+    UngroundedDetail,
+    Verdict,
+    configuration_error,
+)
 
 __all__ = ["Judge", "Judgement", "Thresholds"]
 
@@ -29,8 +37,14 @@ class Thresholds(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    grounded: float = Field(0.5, ge=0.0, le=1.0)
-    not_grounded: float = Field(0.5, ge=0.0, le=1.0)
+    grounded: float = Field(0.5, ge=0.0, le=1.0, strict=True)
+    not_grounded: float = Field(0.5, ge=0.0, le=1.0, strict=True)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise configuration_error("Thresholds", exc) from None
 
     @model_validator(mode="after")
     def _ordered(self) -> Thresholds:
@@ -106,6 +120,9 @@ class Judge(ABC):
     version: ClassVar[str] = "0"
     #: Context above this many characters is split into overlapping chunks by the checker.
     max_context_chars: int | None = None
+    #: Size limits the judge itself imposes (a service's request limits); the checker applies
+    #: them unless given its own. ``None``: the checker's ``DEFAULT_LIMITS``.
+    limits: Limits | None = None
     #: The cut points this judge's scores were calibrated for.
     default_thresholds: Thresholds = Thresholds()
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from importlib import import_module
 from importlib.util import find_spec
 from typing import Any
 
 from ..errors import ConfigurationError
 from .base import Judge
 
-__all__ = ["JUDGE_NAMES", "default_judge", "load_judge"]
+__all__ = ["JUDGES", "JUDGE_NAMES", "default_judge", "judge_class", "load_judge"]
 
 
 def default_judge() -> Judge:
@@ -40,71 +40,29 @@ def default_judge() -> Judge:
     return CrossEncoderJudge(path)
 
 
-def _heuristic(**kw: Any) -> Judge:
-    from .heuristic import HeuristicJudge
-
-    return HeuristicJudge(**kw)
-
-
-def _lexical(**kw: Any) -> Judge:
-    from .lexical import LexicalBaselineJudge
-
-    return LexicalBaselineJudge(**kw)
-
-
-def _upstage(**kw: Any) -> Judge:
-    from .upstage import UpstageJudge
-
-    return UpstageJudge(**kw)
-
-
-def _azure(**kw: Any) -> Judge:
-    from .azure import AzureContentSafetyJudge
-
-    return AzureContentSafetyJudge(**kw)
-
-
-def _llm(**kw: Any) -> Judge:
-    from .llm import LLMJudge
-
-    return LLMJudge(**kw)
-
-
-def _nli(**kw: Any) -> Judge:
-    from .nli import NLIJudge
-
-    return NLIJudge(**kw)
-
-
-def _cross_encoder(**kw: Any) -> Judge:
-    from .cross_encoder import CrossEncoderJudge
-
-    return CrossEncoderJudge(**kw)
-
-
-def _cascade(judges: list[Judge | str] | None = None, **kw: Any) -> Judge:
-    from .cascade import CascadeJudge
-
-    if not judges:
-        raise ConfigurationError(
-            "load_judge('cascade', judges=[...]) needs its judges, fastest first"
-        )
-    return CascadeJudge([load_judge(j) for j in judges], **kw)
-
-
-_FACTORIES: dict[str, Callable[..., Judge]] = {
-    "heuristic": _heuristic,
-    "lexical-baseline": _lexical,
-    "upstage": _upstage,
-    "azure-content-safety": _azure,
-    "azure": _azure,
-    "llm": _llm,
-    "nli": _nli,
-    "cascade": _cascade,
-    "cross-encoder": _cross_encoder,
+#: Every judge by name: where its class lives (module of this package, class name). Nothing is
+#: imported until a judge is asked for, so optional dependencies load on first use only.
+JUDGES: dict[str, tuple[str, str]] = {
+    "azure": ("azure", "AzureContentSafetyJudge"),
+    "azure-content-safety": ("azure", "AzureContentSafetyJudge"),
+    "cascade": ("cascade", "CascadeJudge"),
+    "cross-encoder": ("cross_encoder", "CrossEncoderJudge"),
+    "heuristic": ("heuristic", "HeuristicJudge"),
+    "lexical-baseline": ("lexical", "LexicalBaselineJudge"),
+    "llm": ("llm", "LLMJudge"),
+    "nli": ("nli", "NLIJudge"),
+    "upstage": ("upstage", "UpstageJudge"),
 }
 #: The names :func:`load_judge` knows.
-JUDGE_NAMES = tuple(sorted(_FACTORIES))
+JUDGE_NAMES = tuple(sorted(JUDGES))
+
+
+def judge_class(name: str) -> type[Judge]:
+    """The class of the judge called ``name`` (imported now)."""
+    module, cls = JUDGES[name]
+    found = getattr(import_module(f"{__package__}.{module}"), cls)
+    assert isinstance(found, type) and issubclass(found, Judge)
+    return found
 
 
 def load_judge(judge: str | Judge, /, **settings: Any) -> Judge:
@@ -121,10 +79,17 @@ def load_judge(judge: str | Judge, /, **settings: Any) -> Judge:
         raise ConfigurationError(
             f"a judge is a name or a Judge instance, not {type(judge).__name__}"
         )
-    factory = _FACTORIES.get(judge.strip().lower())
-    if factory is None:
+    name = judge.strip().lower()
+    if name not in JUDGES:
         raise ConfigurationError(f"unknown judge {judge!r}; known: {', '.join(JUDGE_NAMES)}")
+    if name == "cascade":
+        inner = settings.pop("judges", None)
+        if not inner:
+            raise ConfigurationError(
+                "load_judge('cascade', judges=[...]) needs its judges, fastest first"
+            )
+        settings["judges"] = [load_judge(j) for j in inner]
     try:
-        return factory(**settings)
+        return judge_class(name)(**settings)
     except TypeError as exc:
         raise ConfigurationError(f"bad settings for judge {judge!r}: {exc}") from exc

@@ -6,11 +6,11 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationError
 
 from ..checker import GroundednessChecker
 from ..errors import InvalidInputError
-from ..models import Domain, GroundednessResult, Task
+from ..models import Domain, GroundednessResult, Task, configuration_error
 from ._convert import answer_text, context_passages
 
 
@@ -43,6 +43,12 @@ class GroundednessCheck(RunnableSerializable[dict[str, Any], GroundednessResult]
     )
     domain: Domain = Domain.GENERIC
     reasoning: bool = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        try:
+            super().__init__(**kwargs)
+        except ValidationError as exc:
+            raise configuration_error(type(self).__name__, exc) from None
 
     def _args(self, value: dict[str, Any]) -> tuple[list[str], str, str | None, dict[str, Any]]:
         if not isinstance(value, dict):

@@ -8,6 +8,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessageChunk, BaseMessage
 
+from ..checker import answer_text as core_answer_text
 from ..checker import normalize_context
 from ..errors import InvalidInputError
 from ..models import GroundednessResult
@@ -17,11 +18,11 @@ QUERY_KEYS = ("query", "question", "input")
 
 
 def answer_text(value: Any, *, field: str = "answer") -> str:
-    """The text of an answer: a str or a message (any content-block layout)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, BaseMessage):
-        return value.text
+    """The text of an answer: a str or a message (any content-block layout), recognised by
+    the core's :func:`~ground_integrations.checker.answer_text`; the error names our keys."""
+    text = core_answer_text(value) if isinstance(value, str | BaseMessage) else None
+    if text is not None:
+        return text
     raise InvalidInputError(
         f"{field} has type {type(value).__name__}; expected a str or a chat message. "
         "Set answer_key to the key that holds the generated answer.",

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
+from functools import partial
 from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationError
 
 from ..checker import GroundednessChecker
-from ..errors import InvalidInputError, UngroundedAnswerError
-from ..models import Domain, Task
-from ..policies import Action, Enforced, Policy, aenforce, enforce, mark_ungrounded
+from ..errors import InvalidInputError
+from ..models import Domain, Task, configuration_error
+from ..policies import (
+    Action,
+    Enforced,
+    Policy,
+    Regeneration,
+    aenforce,
+    enforce,
+    mark_ungrounded,
+)
 from ..streaming import Release, SentenceGate
 from ._convert import (
     annotate,
@@ -76,7 +85,10 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     def __init__(self, chain: Runnable[Any, Any] | None = None, /, **kwargs: Any) -> None:
         if chain is not None:
             kwargs["chain"] = chain
-        super().__init__(**kwargs)
+        try:
+            super().__init__(**kwargs)
+        except ValidationError as exc:
+            raise configuration_error(type(self).__name__, exc) from None
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
         return super().get_name(suffix, name=name or "GroundednessGuard")
@@ -151,91 +163,83 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         return output
 
     def _loop_policy(self) -> Policy:
-        """The policy for the core loop: blocks raise there; the fallback is applied here."""
+        """The policy for the sentence gate: blocks come back to :meth:`_emit`, which falls back."""
         return self.policy.model_copy(update={"fallback_message": None})
 
-    def _blocked(self, output: Any, error: UngroundedAnswerError) -> Any:
-        if self.policy.fallback_message is None:
-            raise error
-        return with_answer(output, self.answer_key, self.policy.fallback_message)
+    def _outcome(self, enforced: Enforced) -> Any:
+        """The chain output the core's final decision releases (``enforced.payload``)."""
+        output = enforced.payload
+        if enforced.blocked:
+            if self.policy.fallback_message is None:
+                raise self.policy.blocked_error(enforced.result, enforced.decision)
+            return with_answer(output, self.answer_key, self.policy.fallback_message)
+        return self._shape(output, enforced)
 
-    def _run_policy(self, output_box: list[Any], run: Callable[[Policy], Enforced]) -> Any:
-        try:
-            enforced = run(self._loop_policy())
-        except UngroundedAnswerError as exc:
-            return self._blocked(output_box[0], exc)
-        return self._shape(output_box[0], enforced)
+    def _regenerated(self, value: Any, output: Any) -> Regeneration:
+        answer, context, _ = self._locate(output, value)
+        return Regeneration(answer, context=context, payload=output)
 
-    async def _arun_policy(self, output_box: list[Any], run: Callable[[Policy], Any]) -> Any:
-        try:
-            enforced = await run(self._loop_policy())
-        except UngroundedAnswerError as exc:
-            return self._blocked(output_box[0], exc)
-        return self._shape(output_box[0], enforced)
+    def _regenerate(
+        self, value: Any, config: RunnableConfig, feedback: str, attempt: int
+    ) -> Regeneration:
+        assert self.chain is not None  # only called when _can_regenerate
+        retry = self._retry_input(value, feedback)
+        return self._regenerated(
+            value, self.chain.invoke(retry, self._attempt_config(config, attempt))
+        )
+
+    async def _aregenerate(
+        self, value: Any, config: RunnableConfig, feedback: str, attempt: int
+    ) -> Regeneration:
+        assert self.chain is not None  # only called when _can_regenerate
+        retry = self._retry_input(value, feedback)
+        return self._regenerated(
+            value, await self.chain.ainvoke(retry, self._attempt_config(config, attempt))
+        )
 
     # -- invoke / ainvoke ---------------------------------------------------------------------
 
     def _invoke(
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        chain = self.chain
-        output = (
-            chain.invoke(self._first_input(value), self._attempt_config(config, 0))
-            if chain
-            else value
-        )
-        box = [output]
+        first = self._first_input(value)
+        output = self.chain.invoke(first, self._attempt_config(config, 0)) if self.chain else value
         answer, context, query = self._locate(output, value)
-
-        def regenerate(feedback: str, attempt: int) -> tuple[str, list[str]]:
-            assert chain is not None
-            out = chain.invoke(
-                self._retry_input(value, feedback), self._attempt_config(config, attempt)
-            )
-            box[0] = out
-            new_answer, new_context, _ = self._locate(out, value)
-            return new_answer, new_context
-
-        return self._run_policy(
-            box,
-            lambda policy: enforce(
-                self.checker,
-                regenerate=regenerate if self._can_regenerate(value) else None,
-                policy=policy,
-                **self._request(context, answer, query),
-            ),
+        regenerate = (
+            partial(self._regenerate, value, config) if self._can_regenerate(value) else None
         )
+        enforced = enforce(
+            self.checker,
+            regenerate=regenerate,
+            policy=self.policy,
+            payload=output,
+            raise_on_block=False,
+            **self._request(context, answer, query),
+        )
+        return self._outcome(enforced)
 
     async def _ainvoke(
         self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        chain = self.chain
+        first = self._first_input(value)
         output = (
-            await chain.ainvoke(self._first_input(value), self._attempt_config(config, 0))
-            if chain
+            await self.chain.ainvoke(first, self._attempt_config(config, 0))
+            if self.chain
             else value
         )
-        box = [output]
         answer, context, query = self._locate(output, value)
-
-        async def regenerate(feedback: str, attempt: int) -> tuple[str, list[str]]:
-            assert chain is not None
-            out = await chain.ainvoke(
-                self._retry_input(value, feedback), self._attempt_config(config, attempt)
-            )
-            box[0] = out
-            new_answer, new_context, _ = self._locate(out, value)
-            return new_answer, new_context
-
-        return await self._arun_policy(
-            box,
-            lambda policy: aenforce(
-                self.checker,
-                regenerate=regenerate if self._can_regenerate(value) else None,
-                policy=policy,
-                **self._request(context, answer, query),
-            ),
+        regenerate = (
+            partial(self._aregenerate, value, config) if self._can_regenerate(value) else None
         )
+        enforced = await aenforce(
+            self.checker,
+            regenerate=regenerate,
+            policy=self.policy,
+            payload=output,
+            raise_on_block=False,
+            **self._request(context, answer, query),
+        )
+        return self._outcome(enforced)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._invoke, input, config, **kwargs)

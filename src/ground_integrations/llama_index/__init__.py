@@ -4,9 +4,10 @@ Install with ``pip install 'ground-integrations[llama-index]'`` (llama-index-cor
 
 - :class:`GroundednessEvaluator`: a ``BaseEvaluator`` (natively sync and async), usable in
   ``BatchEvalRunner`` and as the evaluator of LlamaIndex's ``RetryQueryEngine``.
-- :class:`GroundednessPostprocessor`: applies a :class:`~ground_integrations.Policy` to a
-  synthesized ``Response``; also a ``BaseNodePostprocessor`` that, before synthesis, drops
-  nodes supporting nothing of the query (or of a draft answer).
+- :class:`GroundednessPostprocessor`: a ``BaseNodePostprocessor`` that, before synthesis, drops
+  nodes supporting nothing of the query (or of a draft answer); returns copies, never mutates.
+- :class:`GroundednessResponsePolicy`: applies a :class:`~ground_integrations.Policy` to a
+  synthesized ``Response`` (what the engine uses; the postprocessor's response methods too).
 - :class:`GroundedQueryEngine`: wraps any query engine and applies the policy after synthesis,
   with bounded regeneration; streaming responses are checked before release.
 - Instrumentation events :class:`GroundednessCheckEvent` and :class:`GroundednessDecisionEvent`.
@@ -25,6 +26,7 @@ from ._engine import GroundedQueryEngine
 from ._evaluator import GroundednessEvaluationResult, GroundednessEvaluator
 from ._events import GroundednessCheckEvent, GroundednessDecisionEvent
 from ._postprocessor import GroundednessPostprocessor
+from ._response import GroundednessResponsePolicy
 
 __all__ = [
     "GroundedQueryEngine",
@@ -33,4 +35,5 @@ __all__ = [
     "GroundednessEvaluationResult",
     "GroundednessEvaluator",
     "GroundednessPostprocessor",
+    "GroundednessResponsePolicy",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Generator
+from functools import partial
 from typing import Any
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
@@ -18,9 +19,9 @@ from llama_index.core.prompts.mixin import PromptDictType, PromptMixinType
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ..checker import GroundednessChecker
-from ..errors import UngroundedAnswerError
-from ..policies import Policy, aenforce, enforce
+from ..policies import Policy, Regeneration, aenforce, enforce
 from ._postprocessor import GroundednessPostprocessor
+from ._response import GroundednessResponsePolicy
 
 DEFAULT_FEEDBACK_TEMPLATE = (
     "{query}\n\nA previous answer to this question was not supported by the retrieved context.\n"
@@ -88,6 +89,12 @@ class GroundedQueryEngine(BaseQueryEngine):
     def postprocessor(self) -> GroundednessPostprocessor:
         return self._post
 
+    @property
+    def response_policy(self) -> GroundednessResponsePolicy:
+        """What turns the final decision into the ``Response`` returned (built from the
+        postprocessor's current settings)."""
+        return self._post.response_policy
+
     def _get_prompts(self) -> PromptDictType:
         return {}
 
@@ -102,54 +109,50 @@ class GroundedQueryEngine(BaseQueryEngine):
         )
 
     @staticmethod
-    def _context(response: Response) -> list[str]:
-        return [n.node.get_content() for n in response.source_nodes]
+    def _regenerated(response: RESPONSE_TYPE) -> Regeneration:
+        checked = _as_response(response)
+        return Regeneration(
+            checked.response or "",
+            context=[n.node for n in checked.source_nodes],
+            payload=checked,
+        )
 
-    def _loop_args(self, bundle: QueryBundle, first: Response) -> dict[str, Any]:
-        post = self._post
+    def _regenerate(self, bundle: QueryBundle, feedback: str, attempt: int) -> Regeneration:
+        return self._regenerated(self._engine.query(self._retry_bundle(bundle, feedback)))
+
+    async def _aregenerate(self, bundle: QueryBundle, feedback: str, attempt: int) -> Regeneration:
+        response = await self._engine.aquery(self._retry_bundle(bundle, feedback))
+        return self._regenerated(await _aas_response(response))
+
+    @staticmethod
+    def _loop_args(
+        responses: GroundednessResponsePolicy, bundle: QueryBundle, first: Response
+    ) -> dict[str, Any]:
         return {
-            "context": self._context(first),
+            **responses.request(first, bundle.query_str),
             "answer": first.response or "",
-            "query": bundle.query_str,
-            "policy": post.policy.model_copy(update={"fallback_message": None}),
-            "task": post.task_for(bundle.query_str),
-            "domain": post.domain,
-            "reasoning": post.reasoning,
+            "policy": responses.policy,
+            "payload": first,
+            "raise_on_block": False,
         }
 
     def _run(self, bundle: QueryBundle, first: Response) -> Response:
-        box = [first]
-
-        def regenerate(feedback: str, attempt: int) -> tuple[str, list[str]]:
-            box[0] = _as_response(self._engine.query(self._retry_bundle(bundle, feedback)))
-            return box[0].response or "", self._context(box[0])
-
-        post = self._post
-        try:
-            enforced = enforce(
-                post.checker, regenerate=regenerate, **self._loop_args(bundle, first)
-            )
-        except UngroundedAnswerError as exc:
-            return post.fallback(box[0], exc)
-        return post.finish(box[0], enforced)
+        responses = self.response_policy
+        enforced = enforce(
+            responses.checker,
+            regenerate=partial(self._regenerate, bundle),
+            **self._loop_args(responses, bundle, first),
+        )
+        return responses.finish(enforced.payload, enforced)
 
     async def _arun(self, bundle: QueryBundle, first: Response) -> Response:
-        box = [first]
-
-        async def regenerate(feedback: str, attempt: int) -> tuple[str, list[str]]:
-            box[0] = await _aas_response(
-                await self._engine.aquery(self._retry_bundle(bundle, feedback))
-            )
-            return box[0].response or "", self._context(box[0])
-
-        post = self._post
-        try:
-            enforced = await aenforce(
-                post.checker, regenerate=regenerate, **self._loop_args(bundle, first)
-            )
-        except UngroundedAnswerError as exc:
-            return post.fallback(box[0], exc)
-        return post.finish(box[0], enforced)
+        responses = self.response_policy
+        enforced = await aenforce(
+            responses.checker,
+            regenerate=partial(self._aregenerate, bundle),
+            **self._loop_args(responses, bundle, first),
+        )
+        return responses.finish(enforced.payload, enforced)
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         raw = self._engine.query(query_bundle)

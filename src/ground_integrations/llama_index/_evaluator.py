@@ -132,7 +132,7 @@ class GroundednessEvaluator(BaseEvaluator):
         question, options = self._args(query)
         result, error = None, None
         try:
-            result = self.checker.check(contexts, response, question, **options)
+            result = self.checker.check(contexts or (), response, question, **options)
         except JudgeError as exc:
             error = exc
         return self._to_evaluation(query, response, contexts, result, error)
@@ -150,7 +150,7 @@ class GroundednessEvaluator(BaseEvaluator):
         question, options = self._args(query)
         result, error = None, None
         try:
-            result = await self.checker.acheck(contexts, response, question, **options)
+            result = await self.checker.acheck(contexts or (), response, question, **options)
         except JudgeError as exc:
             error = exc
         return self._to_evaluation(query, response, contexts, result, error)
