@@ -270,3 +270,14 @@ def test_azure_details_are_located_on_the_answer_or_reported_unlocated(service) 
     )
     assert unlocated.text == "Edmund Hillary climbed it" and unlocated.length.code_point == 0
     assert unlocated.reason is not None and unlocated.reason.startswith("[unlocated]")
+
+
+def test_azure_limits_are_checked_by_the_checker_before_sending() -> None:
+    from ground_integrations import GroundednessChecker, InputTooLongError
+    from ground_integrations.judges import AzureContentSafetyJudge
+
+    judge = AzureContentSafetyJudge(endpoint="https://example.invalid", api_key="k")
+    checker = GroundednessChecker(judge)
+    assert checker.limits is not None and checker.limits.max_answer_chars == 7_500
+    with pytest.raises(InputTooLongError, match="7,500"):
+        checker.check(["Mauna Kea is a volcano."], "a" * 7_501)

@@ -23,7 +23,16 @@ import httpx
 from pydantic import SecretStr
 
 from ..errors import ConfigurationError, InputTooLongError, JudgeResponseError
-from ..models import GroundednessRequest, IndexDetails, Task, UngroundedDetail, Verdict
+from ..models import (
+    AZURE_LIMITS,
+    DEFAULT_LIMITS,
+    GroundednessRequest,
+    IndexDetails,
+    Limits,
+    Task,
+    UngroundedDetail,
+    Verdict,
+)
 from ._http import (
     DEFAULT_DEADLINE,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -140,6 +149,13 @@ class AzureContentSafetyJudge(HTTPJudge):
     #: The judge splits sources over the service's limit itself (see :meth:`split`), so that
     #: merged chunks keep their details; the checker need not chunk.
     max_context_chars = None
+    #: The service's limits on text and query (7,500 characters each) are checked before anything
+    #: is sent; sources are split by the judge, so only the checker's default bound applies.
+    limits = Limits(
+        max_context_chars=DEFAULT_LIMITS.max_context_chars,
+        max_answer_chars=AZURE_LIMITS.max_answer_chars,
+        max_query_chars=AZURE_LIMITS.max_query_chars,
+    )
 
     def __init__(
         self,
