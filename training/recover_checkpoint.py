@@ -54,8 +54,8 @@ def dequantised_weights(path: Path) -> dict[str, np.ndarray]:
         if weight.startswith("onnx::"):
             # "/bert/encoder/layer.0/attention/self/query/MatMul_output_0_output_quantized"
             key = node.output[0].strip("/").rsplit("/", 1)[0].replace("/", ".") + ".weight"
-        else:  # "bert.pooler.dense.weight_quantized"
-            key = weight[: -len("_quantized")]
+        else:  # "bert.pooler.dense.weight_quantized" or "..._Transposed_quantized" (Gemm)
+            key = weight[: -len("_quantized")].removesuffix("_Transposed")
         # ONNX MatMul weights are (in, out), per-channel scales on the output axis; PyTorch's
         # Linear keeps (out, in).
         out[key] = dequantise(weight).T
@@ -76,7 +76,7 @@ def main() -> int:
     for key, tensor in state.items():
         if key in weights:
             array = weights[key]
-            value = torch.from_numpy(np.ascontiguousarray(array))
+            value = torch.from_numpy(np.array(array, dtype=np.float32))
             if tuple(value.shape) != tuple(tensor.shape):
                 raise SystemExit(f"{key}: shape {tuple(value.shape)} != {tuple(tensor.shape)}")
             new_state[key] = value
