@@ -119,8 +119,8 @@ def record_units(passage: str) -> list[Span]:
                     units.append(Span(start, end, sentence.text))
         elif isinstance(leaf, bool):
             # a yes/no field, also read the way data-to-text answers say it ("offers takeout")
-            words = _words(key).split()
-            joined = f" ({''.join(words).lower()})" if len(words) > 1 else ""
+            words = [w for w in _words(key).lower().split() if w not in _FILLER]
+            joined = f" ({''.join(words)})" if len(words) > 1 else ""
             said = "yes, offered" if leaf else "no, not offered"
             units.append(Span(start, end, f"{label}{joined}: {said}"))
         else:
