@@ -74,7 +74,7 @@ def main() -> int:
 
     if args.path:
         records = list(read_jsonl(args.path))
-        judge = GroundednessChecker(cache_size=0)
+        judge = GroundednessChecker(HeuristicJudge(), cache_size=0)
         start = time.perf_counter()
         results = judge.check_many(
             [
@@ -121,7 +121,7 @@ def main() -> int:
     cases = [synthetic_case(rng) for _ in range(args.latency_cases)]
     ctx_chars = statistics.mean(sum(len(p) for p in c) for c, _ in cases)
     cold = time_checks(GroundednessChecker(HeuristicJudge(index_cache_size=0), cache_size=0), cases)
-    warm_checker = GroundednessChecker(cache_size=0)
+    warm_checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
     time_checks(warm_checker, cases[:32])
     warm = time_checks(warm_checker, cases[:32] * max(1, args.latency_cases // 32))
     baseline = time_checks(GroundednessChecker(LexicalBaselineJudge(), cache_size=0), cases)
