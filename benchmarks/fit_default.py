@@ -286,19 +286,27 @@ def main() -> int:
         names = (*LEXICAL_FEATURES, *MODEL_FEATURES)[: len(mu)]
         return np.array([n not in FREE_SIGN for n in names])
 
+    def fit_on(
+        X: np.ndarray, train: np.ndarray
+    ) -> tuple[MonotoneLogistic, np.ndarray, np.ndarray, float]:
+        """A stacker fitted on the records ``train``: (model, mean, scale, cut), the cut chosen
+        on those records and moved up if a clean answer would not be grounded."""
+        mu, sd = X[train].mean(0), X[train].std(0) + 1e-9
+        m = MonotoneLogistic(C, nonneg_for(X)).fit(
+            (X[train] - mu) / sd, y[train], sample_weight=w[train]
+        )
+        inside = np.zeros(len(y))
+        inside[train] = m.predict_proba((X[train] - mu) / sd)[:, 1]
+        cut = best_cut(inside, train) if tune_cut else 0.5
+        cut = clean_shift(m, mu, sd, cut) if args.clean_grounded else cut
+        return m, mu, sd, cut
+
     def oof(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Out-of-fold P(notGrounded) for the records ``idx``, grouped by context, each fold's
         cut (chosen on its training records) moved to 0.5."""
         p = np.zeros(len(y))
         for tr, te in GroupKFold(n_splits=5).split(idx, groups=ctx[idx]):
-            mu, sd = X[idx[tr]].mean(0), X[idx[tr]].std(0) + 1e-9
-            m = MonotoneLogistic(C, nonneg_for(X)).fit(
-                (X[idx[tr]] - mu) / sd, y[idx[tr]], sample_weight=w[idx[tr]]
-            )
-            inside = np.zeros(len(y))
-            inside[idx[tr]] = m.predict_proba((X[idx[tr]] - mu) / sd)[:, 1]
-            cut = best_cut(inside, idx[tr]) if tune_cut else 0.5
-            cut = clean_shift(m, mu, sd, cut) if args.clean_grounded else cut
+            m, mu, sd, cut = fit_on(X, idx[tr])
             p[idx[te]] = shift(m.predict_proba((X[idx[te]] - mu) / sd)[:, 1], cut)
         return p
 
@@ -311,12 +319,7 @@ def main() -> int:
             C = saved
 
     def fit(X: np.ndarray, idx: np.ndarray, names: tuple[str, ...]) -> Stacker:
-        mu, sd = X[idx].mean(0), X[idx].std(0) + 1e-9
-        m = MonotoneLogistic(C, nonneg_for(X)).fit((X[idx] - mu) / sd, y[idx], sample_weight=w[idx])
-        inside = np.zeros(len(y))
-        inside[idx] = m.predict_proba((X[idx] - mu) / sd)[:, 1]
-        cut = best_cut(inside, idx) if tune_cut else 0.5
-        cut = clean_shift(m, mu, sd, cut) if args.clean_grounded else cut
+        m, mu, sd, cut = fit_on(X, idx)
         bias = float(m.intercept_[0]) - float(np.log(cut / (1 - cut)))
         return Stacker(
             names, bias, tuple(map(float, m.coef_[0])), tuple(map(float, mu)), tuple(map(float, sd))
@@ -329,17 +332,7 @@ def main() -> int:
         X_lex, X_full = L, np.hstack([L, model_part(k, ws)])
         counts: dict[str, list[int]] = {}
         for tr, te in GroupKFold(n_splits=5).split(idx, groups=ctx[idx]):
-            models = []
-            for X in (X_lex, X_full):
-                mu, sd = X[idx[tr]].mean(0), X[idx[tr]].std(0) + 1e-9
-                m = MonotoneLogistic(C, nonneg_for(X)).fit(
-                    (X[idx[tr]] - mu) / sd, y[idx[tr]], sample_weight=w[idx[tr]]
-                )
-                inside = np.zeros(len(y))
-                inside[idx[tr]] = m.predict_proba((X[idx[tr]] - mu) / sd)[:, 1]
-                cut = best_cut(inside, idx[tr]) if tune_cut else 0.5
-                cut = clean_shift(m, mu, sd, cut) if args.clean_grounded else cut
-                models.append((m, mu, sd, cut))
+            models = [fit_on(X, idx[tr]) for X in (X_lex, X_full)]
 
             def prob(vec: list[float], which: int, models: list = models) -> float:
                 m, mu, sd, cut = models[which]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from ..text import Span, split_sentences
@@ -28,8 +29,10 @@ _GENERIC = frozenset(
 _PROSE_CHARS = 120
 
 
+@lru_cache(maxsize=64)
 def is_record(passage: str) -> bool:
-    """True when the passage is a JSON object (or a list of objects)."""
+    """True when the passage is a JSON object (or a list of objects). Cached: both the
+    profile choice and the context index ask, and regenerate loops reuse passages."""
     text = passage.strip()
     if not text or text[0] not in "{[":
         return False

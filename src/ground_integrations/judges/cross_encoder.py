@@ -108,7 +108,7 @@ def run_time_premises(index: ContextIndex, sentence: str, task: Task | None = No
     return top_windows(index, sentence, 1, PREMISE_WIDTH)
 
 
-def profile_of(request: GroundednessRequest) -> str:
+def profile_of(request: GroundednessRequest, sentences: int | None = None) -> str:
     """Which fitted models judge this request.
 
     ``QnA``; ``Summarization:record`` when every passage is a JSON record (data-to-text);
@@ -121,7 +121,9 @@ def profile_of(request: GroundednessRequest) -> str:
         return "QnA"
     if all(is_record(p) for p in request.context):
         return "Summarization:record"
-    if len(split_sentences(request.answer)) <= BRIEF_SENTENCES:
+    if sentences is None:  # the judge passes the count it already has
+        sentences = len(split_sentences(request.answer))
+    if sentences <= BRIEF_SENTENCES:
         return "Summarization:brief"
     return "Summarization"
 
@@ -314,11 +316,12 @@ class CrossEncoderJudge(Judge):
                 f"{self.model_path / 'stack.json'} is missing: "
                 "fit it with benchmarks/fit_default.py --write"
             )
-        profile = self.profiles.get(profile_of(request)) or self.profiles.get(request.task.value)
+        index, spans, feats = self.heuristic.analyse(request)
+        name = profile_of(request, len(spans))
+        profile = self.profiles.get(name) or self.profiles.get(request.task.value)
         if profile is None:
             # stack.json leaves this task to the heuristic
             return self._heuristic_only(request)
-        index, spans, feats = self.heuristic.analyse(request)
         if not any(f.checkable for f in feats):
             # nothing to score (e.g. an answer that only asks a question)
             return self._heuristic_only(request)
