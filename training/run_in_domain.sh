@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # The in-domain fine-tune (issue 19): two cross-fitted fold models, then the model on every fold.
-# Each starts from the shipped NLI-trained model (recovered from its int8 export) and resumes
-# from its own checkpoint if interrupted. Logs: training/runs/<run>/log.txt
+# Each starts from the stage-1 NLI-trained model (recovered from its int8 export, which git keeps
+# at commit $STAGE1) and resumes from its own checkpoint if interrupted.
+# Logs: training/runs/<run>/log.txt. RUNS="1 -1" picks the folds (-1 = every fold: rag-all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 DATA=${DATA:-../shared/data/rag_dev.jsonl}
-[ -f training/runs/recovered/checkpoint.pt ] || $PY training/recover_checkpoint.py \
-    --onnx src/ground_integrations/_model/model.onnx --out training/runs/recovered/checkpoint.pt
+STAGE1=${STAGE1:-077cebe}   # the commit that shipped the stage-1 model
+RUNS=${RUNS:-"0 1 -1"}
+mkdir -p training/runs/recovered
+if [ ! -f training/runs/recovered/checkpoint.pt ]; then
+    git show "$STAGE1:src/ground_integrations/_model/model.onnx" > training/runs/recovered/stage1.onnx
+    $PY training/recover_checkpoint.py \
+        --onnx training/runs/recovered/stage1.onnx --out training/runs/recovered/checkpoint.pt
+fi
 COMMON=(--init training/runs/recovered/checkpoint.pt --in-domain "$DATA" --folds 2
         --epochs 1 --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600)
-for fold in 0 1 -1; do
+for fold in $RUNS; do
     run=rag-fold$fold; [ "$fold" = -1 ] && run=rag-all
     mkdir -p training/runs/$run
     $PY training/train_cross_encoder.py --run $run --fold $fold "${COMMON[@]}" 2>&1 \
