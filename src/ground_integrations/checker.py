@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Union, cast
 
+from .calibration import CalibratedThresholds
 from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
 from .judges.base import Judge, Judgement, Thresholds
 from .models import (
@@ -247,7 +248,10 @@ class GroundednessChecker:
         judge: what decides; by default :func:`~ground_integrations.judges.default_judge`: the
             bundled offline cross-encoder if this install carries one, else
             :class:`HeuristicJudge`.
-        thresholds: score cut points; the judge's calibrated ones by default.
+        thresholds: score cut points; the judge's calibrated ones by default. A
+            :class:`~ground_integrations.calibration.CalibratedThresholds` (from
+            ``ground calibrate``; ``CalibratedThresholds.load(path)``) picks the cut per
+            request's task and domain, and must have been calibrated for this judge.
         limits: size limits that raise :class:`InputTooLongError`. By default the judge's own
             (``judge.limits``, e.g. Azure's) or else ``DEFAULT_LIMITS`` (500,000 characters of
             context, 20,000 of answer, 10,000 of query); pass ``Limits(...)`` to raise them or
@@ -264,7 +268,7 @@ class GroundednessChecker:
         self,
         judge: Judge | None = None,
         *,
-        thresholds: Thresholds | None = None,
+        thresholds: Thresholds | CalibratedThresholds | None = None,
         limits: Limits | None = DEFAULT_LIMITS,
         chunk_chars: int | None = None,
         chunk_overlap: int = 200,
@@ -294,8 +298,17 @@ class GroundednessChecker:
             raise ConfigurationError("chunk_overlap must be >= 0 and smaller than chunk_chars")
         _int_option("cache_size", cache_size, minimum=0)
         _int_option("max_concurrency", max_concurrency, minimum=1)
+        if isinstance(thresholds, CalibratedThresholds):
+            thresholds.check_judge(judge.info)
+        elif thresholds is not None and not isinstance(thresholds, Thresholds):
+            raise ConfigurationError(
+                "thresholds must be a Thresholds, a CalibratedThresholds (see "
+                f"CalibratedThresholds.load) or None, got {type(thresholds).__name__}"
+            )
         self.judge = judge
-        self.thresholds = thresholds or judge.default_thresholds
+        self.thresholds: Thresholds | CalibratedThresholds = (
+            thresholds or judge.default_thresholds
+        )
         self.limits = limits
         self.chunk_chars = chunk_chars
         self.chunk_overlap = chunk_overlap
@@ -483,7 +496,11 @@ class GroundednessChecker:
     def _result(
         self, request: GroundednessRequest, judgement: Judgement, chunks: int, started: float
     ) -> GroundednessResult:
-        cut = self.thresholds
+        cut = (
+            self.thresholds.for_request(request.task, request.domain)
+            if isinstance(self.thresholds, CalibratedThresholds)
+            else self.thresholds
+        )
         sentences = [
             s.model_copy(update={"verdict": cut.verdict(s.score)}) for s in judgement.sentences
         ]

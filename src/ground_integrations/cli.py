@@ -7,6 +7,13 @@
 
 ``ground eval FILE.jsonl``: evaluate on labelled JSONL. Per-record outcomes go to ``--output``
 (default ``FILE.results.jsonl``) as they are produced; running again resumes where it stopped.
+``--report report.html`` also writes a self-contained HTML report (extra ``[report]``), from
+every outcome of the file, resumed ones included.
+
+``ground calibrate FILE.jsonl -o thresholds.json``: choose the cut so that at most
+``--max-pass-rate`` of ungrounded answers pass, with ``--confidence``; FILE is labelled JSONL
+(the judge scores it) or the outcomes ``ground eval`` wrote. ``--thresholds thresholds.json``
+on ``check`` and ``eval`` uses the file.
 
 Exit codes:
   0  success (for ``check``: whatever the verdict, unless ``--exit-code``)
@@ -80,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
         "--exit-code", action="store_true", help="exit 1 on notGrounded and 3 on notSure"
     )
     _judge_options(check)
+    _thresholds_option(check)
 
     ev = sub.add_parser(
         "eval",
@@ -105,9 +113,76 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also report the lexical baseline, its cut tuned on this file",
     )
+    ev.add_argument(
+        "--report",
+        type=Path,
+        metavar="HTML",
+        help="also write a self-contained HTML report here (needs the [report] extra)",
+    )
     ev.add_argument("--no-progress", action="store_true")
     _judge_options(ev)
+    _thresholds_option(ev)
+
+    cal = sub.add_parser(
+        "calibrate",
+        help="choose the cut that lets at most a given share of ungrounded answers pass",
+    )
+    cal.add_argument(
+        "path",
+        type=Path,
+        help="labelled JSONL (scored with the judge), or the outcomes file of `ground eval`",
+    )
+    cal.add_argument(
+        "--max-pass-rate",
+        type=_share,
+        default=0.05,
+        help="the largest share of notGrounded answers that may pass (default 0.05)",
+    )
+    cal.add_argument(
+        "--confidence",
+        type=_share,
+        default=0.9,
+        help="probability that the bound holds, over the draw of your examples (default 0.9)",
+    )
+    cal.add_argument(
+        "--output", "-o", type=Path, required=True, help="where to write thresholds.json"
+    )
+    cal.add_argument(
+        "--pooled",
+        action="store_true",
+        help="one cut for all records, not one per task (and domain)",
+    )
+    cal.add_argument("--no-progress", action="store_true")
+    _judge_options(cal)
     return parser
+
+
+def _share(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+    if not 0.0 < number < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {number}")
+    return number
+
+
+def _thresholds_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--thresholds",
+        type=Path,
+        metavar="JSON",
+        help="cuts written by `ground calibrate` (default: the judge's own)",
+    )
+
+
+def _make_checker(args: argparse.Namespace, **options: Any) -> GroundednessChecker:
+    thresholds = None
+    if getattr(args, "thresholds", None) is not None:
+        from .calibration import CalibratedThresholds
+
+        thresholds = CalibratedThresholds.load(args.thresholds)
+    return GroundednessChecker(_make_judge(args), thresholds=thresholds, **options)
 
 
 def _non_negative(value: str) -> int:
@@ -195,9 +270,7 @@ def _check(args: argparse.Namespace) -> int:
     state: dict[str, str | None] = {}
     answer = _read_stdin_once(state) if args.answer == "-" else args.answer
     context = _gather_context(args, state)
-    checker = GroundednessChecker(
-        _make_judge(args), limits=AZURE_LIMITS if args.azure_limits else DEFAULT_LIMITS
-    )
+    checker = _make_checker(args, limits=AZURE_LIMITS if args.azure_limits else DEFAULT_LIMITS)
     result = checker.check(
         context, answer, args.query, task=args.task, domain=args.domain, reasoning=args.reasoning
     )
@@ -285,7 +358,9 @@ def _eval(args: argparse.Namespace) -> int:
         output.unlink()
     done = _load_done(output)
     todo = [r for r in records if str(r["id"]) not in done]
-    checker = GroundednessChecker(_make_judge(args), cache_size=0)
+    checker = _make_checker(args, cache_size=0)
+    if args.report is not None:
+        _report_ready()  # fail before the long run, not after it
     interrupted = False
     try:
         from tqdm import tqdm
@@ -305,6 +380,7 @@ def _eval(args: argparse.Namespace) -> int:
                         record["answer"],
                         record.get("query"),
                         task=record.get("task", "Summarization"),
+                        domain=record.get("domain") or "Generic",
                     )
                     row = record_outcome(record, result)
                 except GroundednessError as exc:
@@ -330,6 +406,8 @@ def _eval(args: argparse.Namespace) -> int:
         )
     )
     print(f"outcomes: {output}")
+    if args.report is not None and rows:
+        _write_report(args, checker, rows, records)
     if args.baseline:
         from .judges.lexical import LexicalBaselineJudge
 
@@ -355,10 +433,96 @@ def _eval(args: argparse.Namespace) -> int:
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
+def _report_ready() -> None:
+    """Raise MissingDependencyError now if the report extra is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        from .errors import MissingDependencyError
+
+        raise MissingDependencyError("matplotlib", "report") from exc
+
+
+def _write_report(
+    args: argparse.Namespace,
+    checker: GroundednessChecker,
+    rows: list[dict[str, Any]],
+    records: list[dict[str, Any]],
+) -> None:
+    from .calibration import CalibratedThresholds
+    from .judges.base import Thresholds
+    from .report import ReportInput, write_report
+
+    cut: Thresholds | dict[str, Thresholds]
+    if isinstance(checker.thresholds, CalibratedThresholds):
+        cut = {g.name: g.thresholds for g in checker.thresholds.groups}
+        cut["all"] = checker.thresholds.default.thresholds
+    else:
+        cut = checker.thresholds
+    path = write_report(
+        ReportInput(
+            rows=rows,
+            records={str(r["id"]): r for r in records},
+            title=f"{checker.judge.name} {checker.judge.version} on {args.path.name}",
+            cut=cut,
+            not_sure_as=args.not_sure_as,
+        ),
+        args.report,
+    )
+    print(f"report: {path}")
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from .calibration import calibrate
+    from .evaluation import read_jsonl, record_outcome
+
+    records = _unique(list(read_jsonl(args.path)))
+    judge = _make_judge(args)
+    if records and all("score" in r and "answer" not in r for r in records):
+        rows = records  # outcomes of `ground eval`: already scored
+        used = {r.get("judge") for r in rows if r.get("judge")}
+        mine = f"{judge.info.name} {judge.info.version}"
+        if used and used != {mine}:
+            raise InvalidInputError(
+                f"{args.path} holds outcomes of {', '.join(sorted(map(str, used)))}, not of "
+                f"{mine}; pass the same --judge the outcomes were made with",
+                field="judge",
+            )
+    else:
+        from tqdm import tqdm
+
+        checker = GroundednessChecker(judge, cache_size=0)
+        rows = []
+        for record in tqdm(records, unit="rec", disable=args.no_progress, file=sys.stderr):
+            try:
+                result = checker.check(
+                    record["context"],
+                    record["answer"],
+                    record.get("query"),
+                    task=record.get("task", "Summarization"),
+                    domain=record.get("domain") or "Generic",
+                )
+                rows.append(record_outcome(record, result))
+            except GroundednessError as exc:
+                rows.append(record_outcome(record, error=exc))
+    thresholds = calibrate(
+        rows,
+        max_pass_rate=args.max_pass_rate,
+        confidence=args.confidence,
+        judge=judge.info,
+        per_group=not args.pooled,
+    )
+    thresholds.save(args.output)
+    print(thresholds.summary())
+    print(f"thresholds: {args.output}")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    commands = {"check": _check, "eval": _eval, "calibrate": _calibrate}
     try:
-        return _check(args) if args.command == "check" else _eval(args)
+        return commands[args.command](args)
     except InvalidInputError as exc:
         print(f"ground: invalid input: {exc}", file=sys.stderr)
         return EXIT_USAGE

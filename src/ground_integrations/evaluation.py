@@ -28,6 +28,10 @@ __all__ = [
 ]
 
 
+#: Characters of evidence kept per sentence in an outcome row (enough to read, small on disk).
+_EVIDENCE_CHARS = 400
+
+
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     """Records of a JSONL file; a line that is not a JSON object raises with its number."""
     with open(path, encoding="utf-8") as fh:
@@ -52,6 +56,7 @@ def record_outcome(
         "dataset": record.get("dataset", "all"),
         "task": record.get("task", "Summarization"),
         "subtask": record.get("subtask"),
+        "domain": record.get("domain"),
         "label": record.get("label"),
         "gold_spans": record.get("spans", []),
     }
@@ -62,10 +67,27 @@ def record_outcome(
         verdict=result.verdict.value,
         score=result.score,
         spans=[
-            {"start": d.offset.code_point, "end": d.offset.code_point + d.length.code_point}
+            {
+                "start": d.offset.code_point,
+                "end": d.offset.code_point + d.length.code_point,
+                **({"reason": d.reason} if d.reason else {}),
+            }
             for d in result.ungrounded_details
         ],
         latency_ms=result.latency_ms,
+        judge=f"{result.judge.name} {result.judge.version}",
+        # What the report shows beside a mistake: each sentence's score, reason and best evidence.
+        sentences=[
+            {
+                "start": s.start,
+                "end": s.end,
+                "score": round(s.score, 4),
+                "verdict": s.verdict.value,
+                "reason": s.reason,
+                "evidence": [e.text[:_EVIDENCE_CHARS] for e in s.evidence[:1]],
+            }
+            for s in result.sentences
+        ],
     )
     return out
 
