@@ -30,6 +30,7 @@ recalibrate when either changes.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import defaultdict
@@ -51,6 +52,7 @@ __all__ = [
     "calibrate",
     "calibrate_cut",
     "clopper_pearson",
+    "max_rank",
     "needed_not_grounded",
 ]
 
@@ -107,6 +109,23 @@ def needed_not_grounded(max_pass_rate: float, confidence: float) -> int:
     with ``(1 - max_pass_rate) ** n <= 1 - confidence``."""
     _check_levels(max_pass_rate, confidence)
     return math.ceil(math.log(1.0 - confidence) / math.log1p(-max_pass_rate) - 1e-12)
+
+
+@functools.lru_cache(maxsize=256)
+def max_rank(n: int, max_pass_rate: float, confidence: float) -> int:
+    """The largest ``k`` with ``P(Binomial(n, max_pass_rate) <= k - 1) <= 1 - confidence``
+    (0 when even ``k = 1`` fails): how many of the highest notGrounded scores the cut may sit
+    at or below."""
+    _check_levels(max_pass_rate, confidence)
+    delta = 1.0 - confidence
+    cdf = 0.0
+    rank = 0
+    for k in range(1, n + 1):
+        cdf += math.exp(_log_pmf(k - 1, n, max_pass_rate))
+        if cdf > delta * (1 + 1e-12):
+            break
+        rank = k
+    return rank
 
 
 def _solve(f: Any, target: float, increasing: bool) -> float:
@@ -323,13 +342,7 @@ def calibrate_cut(
             have=n,
             needed=needed,
         )
-    delta = 1.0 - confidence
-    rank = 1
-    for k in range(1, n + 1):
-        if binomial_cdf(k - 1, n, max_pass_rate) <= delta:
-            rank = k
-        else:
-            break
+    rank = max_rank(n, max_pass_rate, confidence)
     anchor = scores[rank - 1]
     if anchor >= 1.0:
         raise InvalidInputError(
