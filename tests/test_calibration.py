@@ -278,7 +278,7 @@ def test_checker_refuses_thresholds_of_another_judge() -> None:
     table = _table(_FixedScore(0.6), 0.5, 0.5, 0.5)
     with pytest.raises(ConfigurationError, match="calibrated for judge fixed 1"):
         GroundednessChecker(HeuristicJudge(), thresholds=table)
-    with pytest.raises(ConfigurationError, match="CalibratedThresholds.load"):
+    with pytest.raises(ConfigurationError, match=r"CalibratedThresholds\.load"):
         GroundednessChecker(HeuristicJudge(), thresholds="thresholds.json")  # type: ignore[arg-type]
 
 
