@@ -243,6 +243,7 @@ def test_save_and_load_round_trip(tmp_path) -> None:
     table.save(path)
     assert json.loads(path.read_text())["format"] == "ground-thresholds/1"
     assert CalibratedThresholds.load(path) == table
+    assert Thresholds.load(path) == table  # the spelling: the same file, the same cuts
 
 
 def test_load_errors_say_what_to_do(tmp_path) -> None:

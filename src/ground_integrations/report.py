@@ -69,7 +69,10 @@ def _matplotlib() -> Any:
 
 def _svg(fig: Figure) -> str:
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
+    # A fixed salt gives stable element ids (same input, same file) without touching the
+    # caller's global matplotlib settings.
+    with _matplotlib().rc_context({"svg.hashsalt": "ground-report"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()
     # Keep the <svg> element only (drop the XML prolog and doctype) so it can sit inline.
     start = text.find("<svg")
@@ -77,8 +80,7 @@ def _svg(fig: Figure) -> str:
 
 
 def _figure(width: float, height: float) -> Figure:
-    matplotlib = _matplotlib()
-    matplotlib.rcParams["svg.hashsalt"] = "ground-report"  # stable ids: same input, same file
+    _matplotlib()
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width, height), dpi=100)

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigurationError, GroundednessError, JudgeError, JudgeTimeoutError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..calibration import CalibratedThresholds
 from ..models import (
     GroundednessRequest,
     JudgeInfo,
@@ -60,6 +64,15 @@ class Thresholds(BaseModel):
         """A cut point with a notSure band of total width ``band`` centred on it."""
         half = band / 2
         return cls(grounded=min(1.0, cut + half), not_grounded=max(0.0, cut - half))
+
+    @staticmethod
+    def load(path: str | Path) -> CalibratedThresholds:
+        """The cuts of a thresholds file written by ``ground calibrate`` (one per task and
+        domain), ready for ``GroundednessChecker(thresholds=...)``; see
+        :meth:`ground_integrations.calibration.CalibratedThresholds.load`."""
+        from ..calibration import CalibratedThresholds
+
+        return CalibratedThresholds.load(path)
 
     def verdict(self, score: float) -> Verdict:
         if score >= self.grounded:
