@@ -442,3 +442,49 @@ def test_cli_check_and_eval_use_the_thresholds_file(tmp_path, capsys) -> None:
         == 0
     )
     assert json.loads(out.read_text().splitlines()[0])["verdict"] == "notGrounded"
+
+
+def test_a_judge_that_scores_ungrounded_answers_1_cannot_be_calibrated() -> None:
+    with pytest.raises(InvalidInputError, match=r"no cut below 1\.0"):
+        calibrate_cut([1.0] * 40 + [0.0] * 60, max_pass_rate=0.05, confidence=0.9)
+
+
+def test_eval_report_marks_the_calibrated_cuts(tmp_path, capsys) -> None:
+    pytest.importorskip("matplotlib", reason="the report needs the [report] extra")
+    judge = HeuristicJudge()
+    thresholds = tmp_path / "t.json"
+    _table(judge, 0.61, 0.42, 0.5).save(thresholds)
+    data = tmp_path / "d.jsonl"
+    data.write_text(
+        json.dumps(
+            {
+                "id": "a",
+                "task": "QnA",
+                "query": "When?",
+                "label": "grounded",
+                "context": ["The museum opened in 1901."],
+                "answer": "The museum opened in 1901.",
+            }
+        )
+        + "\n"
+    )
+    report = tmp_path / "r.html"
+    assert (
+        main(
+            [
+                "eval",
+                str(data),
+                "--judge",
+                "heuristic",
+                "--no-progress",
+                "--thresholds",
+                str(thresholds),
+                "--report",
+                str(report),
+            ]
+        )
+        == 0
+    )
+    page = report.read_text(encoding="utf-8")
+    assert "QnA: flag below 0.61" in page and "Summarization: flag below 0.42" in page
+    assert "all: flag below 0.5" in page
