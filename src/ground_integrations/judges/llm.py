@@ -22,12 +22,14 @@ too the verdict is ``notSure`` with the raw text kept on the result.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import re
 import secrets
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -52,6 +54,7 @@ from ..models import (
     Verdict,
 )
 from ..text import Span, split_sentences
+from ._http import DEFAULT_DEADLINE
 from .base import Judge, Judgement, Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,6 +71,8 @@ METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "
 MAX_OUTPUT_TOKENS: dict[str, int] = {"batched": 4096, "per_sentence": 512, "scale_1_5": 256}
 _TOKEN_FIELDS = ("max_tokens", "max_completion_tokens", "num_predict", "max_output_tokens")
 #: Errors that say nothing about the request's shape: never a reason to change method.
+#: Request-timeout fields of common chat models (ChatOpenAI, ChatAnthropic...).
+_TIMEOUT_FIELDS = ("request_timeout", "timeout", "default_request_timeout")
 _TRANSIENT = ("timeout", "connection", "ratelimit", "authentication", "permission", "apiconnection")
 
 
@@ -278,18 +283,23 @@ def _message_text(message: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
-def _capped(llm: BaseChatModel, cap: int) -> BaseChatModel:
-    """A copy of ``llm`` with an output cap in the field it has (a cap already set is kept)."""
+def _capped(llm: BaseChatModel, cap: int, deadline: float | None = None) -> BaseChatModel:
+    """A copy of ``llm`` with an output cap in the field it has and, when a deadline is set, a
+    request timeout no longer than it (values the user set on the model are kept)."""
     fields = type(llm).model_fields
+    update: dict[str, Any] = {}
     name = next((f for f in _TOKEN_FIELDS if f in fields), None)
-    if name is None or getattr(llm, name, None) is not None:
-        return llm
-    update: dict[str, Any] = {name: cap}
-    base = getattr(llm, "openai_api_base", None)
-    if "extra_body" in fields and isinstance(base, str) and "api.openai.com" not in base:
-        # OpenAI-compatible servers (llama.cpp, vLLM...) that ignore max_completion_tokens.
-        update["extra_body"] = {"max_tokens": cap, **(getattr(llm, "extra_body", None) or {})}
-    return llm.model_copy(update=update)
+    if name is not None and getattr(llm, name, None) is None:
+        update[name] = cap
+        base = getattr(llm, "openai_api_base", None)
+        if "extra_body" in fields and isinstance(base, str) and "api.openai.com" not in base:
+            # OpenAI-compatible servers (llama.cpp, vLLM...) that ignore max_completion_tokens.
+            extra = getattr(llm, "extra_body", None) or {}
+            update["extra_body"] = {"max_tokens": cap, **extra}
+    timeout = next((f for f in _TIMEOUT_FIELDS if f in fields), None)
+    if deadline is not None and timeout is not None and getattr(llm, timeout, None) is None:
+        update[timeout] = deadline
+    return llm.model_copy(update=update) if update else llm
 
 
 def _status(exc: BaseException) -> int | None:
@@ -338,6 +348,11 @@ class LLMJudge(Judge):
             has (``max_tokens``, ``num_predict``...); for an OpenAI-compatible server other than
             OpenAI's it is also sent as ``max_tokens`` in the body, which servers such as
             llama.cpp honour when they ignore ``max_completion_tokens``.
+        deadline: seconds for one check, every call, repair and method fallback included
+            (default 120; None: no limit). When it runs out the check raises
+            :class:`JudgeTimeoutError` with ``deadline`` set (not retryable: the budget is
+            spent). The model's own request timeout, where it has one and you left it unset,
+            is set to the deadline too, so an abandoned call does not run on.
     """
 
     name = "llm"
@@ -353,6 +368,7 @@ class LLMJudge(Judge):
         max_concurrency: int = 4,
         method: Method | Literal["auto"] = "auto",
         max_output_tokens: int | None = None,
+        deadline: float | None = DEFAULT_DEADLINE,
     ) -> None:
         try:
             from langchain_core.language_models import BaseChatModel
@@ -376,6 +392,16 @@ class LLMJudge(Judge):
             raise ConfigurationError(
                 f"max_output_tokens must be a positive int, got {max_output_tokens!r}"
             )
+        if deadline is not None and (
+            isinstance(deadline, bool)
+            or not isinstance(deadline, int | float)
+            or not deadline > 0
+            or deadline == float("inf")
+        ):
+            raise ConfigurationError(
+                f"deadline must be a positive number of seconds or None, got {deadline!r}"
+            )
+        self.deadline = None if deadline is None else float(deadline)
         self.max_output_tokens = max_output_tokens or MAX_OUTPUT_TOKENS[strategy]
         self.llm = llm
         self.strategy: Strategy = strategy
@@ -385,7 +411,7 @@ class LLMJudge(Judge):
             raise ConfigurationError(
                 f"method must be 'auto' or one of {', '.join(map(repr, METHODS))}, got {method!r}"
             )
-        llm = _capped(llm, self.max_output_tokens)
+        llm = _capped(llm, self.max_output_tokens, self.deadline)
         self._llm = llm
         if strategy == "scale_1_5" or structured is False:
             wanted: tuple[str, ...] = ("text",)
@@ -462,6 +488,7 @@ class LLMJudge(Judge):
             "max_concurrency": self.max_concurrency,
             "method": self._method_option,
             "max_output_tokens": self.max_output_tokens,
+            "deadline": self.deadline,
         }
 
     # -- prompts (pure) -------------------------------------------------------------------
@@ -681,7 +708,40 @@ class LLMJudge(Judge):
                 request, await self._acall(self._repair_messages(messages, first.raw))
             )
 
+    def _deadline_error(self) -> JudgeTimeoutError:
+        return JudgeTimeoutError(
+            f"{self.name}: no verdict within the deadline of {self.deadline:g}s for this check "
+            "(every call, repair and fallback included); raise deadline=..., lower "
+            "max_output_tokens, or use a faster model",
+            judge=self.name,
+            deadline=self.deadline,
+        )
+
     def judge(self, request: GroundednessRequest) -> Judgement:
+        if self.deadline is None:
+            return self._judge(request)
+        # the work runs in a worker thread (with the caller's context, so tracing callbacks
+        # keep their parent run) and the caller waits at most the deadline for it
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-judge")
+        try:
+            future = pool.submit(contextvars.copy_context().run, self._judge, request)
+            try:
+                return future.result(timeout=self.deadline)
+            except FutureTimeout:
+                future.cancel()
+                raise self._deadline_error() from None
+        finally:
+            pool.shutdown(wait=False)
+
+    async def ajudge(self, request: GroundednessRequest) -> Judgement:
+        if self.deadline is None:
+            return await self._ajudge(request)
+        try:
+            return await asyncio.wait_for(self._ajudge(request), self.deadline)
+        except asyncio.TimeoutError:
+            raise self._deadline_error() from None
+
+    def _judge(self, request: GroundednessRequest) -> Judgement:
         spans = split_sentences(request.answer) or [Span(0, len(request.answer), request.answer)]
         try:
             if self.strategy == "scale_1_5":
@@ -703,7 +763,7 @@ class LLMJudge(Judge):
         except _Unparsed as exc:
             return self._not_sure(exc.raw)
 
-    async def ajudge(self, request: GroundednessRequest) -> Judgement:
+    async def _ajudge(self, request: GroundednessRequest) -> Judgement:
         spans = split_sentences(request.answer) or [Span(0, len(request.answer), request.answer)]
         try:
             if self.strategy == "scale_1_5":
