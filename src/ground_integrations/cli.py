@@ -7,6 +7,8 @@
 
 ``ground eval FILE.jsonl``: evaluate on labelled JSONL. Per-record outcomes go to ``--output``
 (default ``FILE.results.jsonl``) as they are produced; running again resumes where it stopped.
+An outcome is reused only for the same record content and the same judge (name, version and
+settings); a results file of another judge is refused rather than mixed.
 
 Exit codes:
   0  success (for ``check``: whatever the verdict, unless ``--exit-code``)
@@ -14,6 +16,8 @@ Exit codes:
   2  bad usage or invalid input (empty answer, empty context, unreadable file, ...)
   3  with ``check --exit-code``: the answer is notSure
   4  the judge failed
+  5  ``eval``: some records were not evaluated (lines that are not records, judge errors);
+     the summary counts and names them
   130 interrupted (``eval`` keeps what it wrote and resumes next time)
 """
 
@@ -31,20 +35,19 @@ from .checker import AZURE_LIMITS, DEFAULT_LIMITS, GroundednessChecker
 from .errors import GroundednessError, InvalidInputError, JudgeError
 from .models import GroundednessRequest, GroundednessResult, Verdict
 
-EXIT_OK, EXIT_NOT_GROUNDED, EXIT_USAGE, EXIT_NOT_SURE, EXIT_JUDGE, EXIT_INTERRUPTED = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    130,
-)
+EXIT_OK, EXIT_NOT_GROUNDED, EXIT_USAGE, EXIT_NOT_SURE, EXIT_JUDGE, EXIT_PARTIAL = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
+#: How many failed records the eval summary names (then it counts the rest).
+_NAMED_FAILURES = 10
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ground", description="Check that RAG answers are grounded in their context."
     )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"ground {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     check = sub.add_parser("check", help="check one answer against its context")
@@ -192,6 +195,12 @@ def _print_text(result: GroundednessResult) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    if args.answer == "-" and "-" in args.context:
+        raise InvalidInputError(
+            "--context - and --answer - cannot both read standard input; "
+            "put the context in a file (--context-file PATH)",
+            field="context",
+        )
     state: dict[str, str | None] = {}
     answer = _read_stdin_once(state) if args.answer == "-" else args.answer
     context = _gather_context(args, state)
@@ -273,19 +282,60 @@ def _unique(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _eval(args: argparse.Namespace) -> int:
-    from .evaluation import format_table, grouped_metrics, read_jsonl, record_outcome, tune_cut
+def _refuse_other_judge(
+    done: dict[str, dict[str, Any]], ident: dict[str, Any], output: Path
+) -> None:
+    """Outcomes of another judge (or other settings) are never reused nor mixed with ours."""
+    for row in done.values():
+        theirs = row.get("judge")
+        if not isinstance(theirs, dict) or theirs.get("key") != ident["key"]:
+            who = (
+                f"{theirs.get('name')} {theirs.get('version')}"
+                if isinstance(theirs, dict)
+                else "an earlier version of ground"
+            )
+            if isinstance(theirs, dict) and theirs.get("name") == ident["name"]:
+                who += " with other settings"
+            raise InvalidInputError(
+                f"{output} holds outcomes of {who}, not of {ident['name']} {ident['version']}; "
+                "pass --fresh to replace them or --output to write elsewhere",
+                field="output",
+            )
 
-    records = list(read_jsonl(args.path))
+
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluation import (
+        format_table,
+        grouped_metrics,
+        input_key,
+        judge_identity,
+        load_records,
+        record_outcome,
+        tune_cut,
+    )
+
+    records, skipped = load_records(args.path)
+    if not records:
+        shown = "; ".join(str(s) for s in skipped[:3])
+        raise InvalidInputError(
+            f"{args.path}: no record to evaluate" + (f" ({shown})" if shown else ""), field="path"
+        )
     if args.limit is not None:
         records = records[: args.limit]
     records = _unique(records)
     output = args.output or args.path.with_suffix(".results.jsonl")
+    if output.is_dir():
+        raise InvalidInputError(f"{output}: is a directory, expected a file", field="output")
+    checker = GroundednessChecker(_make_judge(args), cache_size=0)
+    ident = judge_identity(checker.judge)
     if args.fresh and output.exists():
         output.unlink()
     done = _load_done(output)
-    todo = [r for r in records if str(r["id"]) not in done]
-    checker = GroundednessChecker(_make_judge(args), cache_size=0)
+    _refuse_other_judge(done, ident, output)
+    keys = {str(r["id"]): input_key(r) for r in records}
+    # an outcome is reused only for the same content (an edited answer is checked again)
+    todo = [r for r in records if done.get(str(r["id"]), {}).get("input") != keys[str(r["id"])]]
+    stamp = {"name": ident["name"], "version": ident["version"], "key": ident["key"]}
     interrupted = False
     try:
         from tqdm import tqdm
@@ -305,10 +355,12 @@ def _eval(args: argparse.Namespace) -> int:
                         record["answer"],
                         record.get("query"),
                         task=record.get("task", "Summarization"),
+                        domain=record.get("domain", "Generic"),
                     )
                     row = record_outcome(record, result)
                 except GroundednessError as exc:
                     row = record_outcome(record, error=exc)
+                row.update(input=keys[str(record["id"])], judge=stamp)
                 fh.write(_row_line(row))
                 fh.flush()
                 done[str(record["id"])] = row
@@ -330,6 +382,15 @@ def _eval(args: argparse.Namespace) -> int:
         )
     )
     print(f"outcomes: {output}")
+    failed = [str(s) for s in skipped] + [
+        f"id {row['id']!r}: {row['error']}" for row in rows if row.get("error")
+    ]
+    if failed:
+        print(f"{len(failed)} record(s) not evaluated:")
+        for line in failed[:_NAMED_FAILURES]:
+            print(f"  {line}")
+        if len(failed) > _NAMED_FAILURES:
+            print(f"  ... and {len(failed) - _NAMED_FAILURES} more")
     if args.baseline:
         from .judges.lexical import LexicalBaselineJudge
 
@@ -352,7 +413,9 @@ def _eval(args: argparse.Namespace) -> int:
                 title=f"lexical baseline, cut {cut:.3f} tuned on this file",
             )
         )
-    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_PARTIAL if failed else EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -353,7 +353,7 @@ class GroundednessResult(_Model):
         loop); at most ``max_items`` are listed, then how many more there are.
         """
         items: dict[str, list[Any]] = {}  # normalised text -> [text, reason, count]
-        flagged = [
+        flagged: list[tuple[str, str | None]] = [
             (s.text, s.reason) for s in self.sentences if s.verdict is not Verdict.GROUNDED
         ] or [(d.text, d.reason) for d in self.ungrounded_details]
         for text, reason in flagged:
