@@ -138,7 +138,7 @@ def test_feedback_lists_a_repeated_sentence_once_with_its_count(checker) -> None
     result = checker.check([MAUNA_KEA], f"{bad} {bad}  {bad}\nMauna Kea is 9,999 meters tall.")
     feedback = Policy().decide(result).feedback
     assert feedback.count(bad) == 1 and "(repeated 3 times)" in feedback
-    assert feedback.count("\"Mauna Kea is 9,999 meters tall.\"") == 1
+    assert feedback.count('"Mauna Kea is 9,999 meters tall."') == 1
     assert feedback.count("\n- ") == 2
 
 

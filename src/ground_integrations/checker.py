@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Union, cast
 
+from . import telemetry
 from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
 from .judges.base import Judge, Judgement, Thresholds
 from .models import (
@@ -567,10 +568,14 @@ class GroundednessChecker:
     ) -> GroundednessResult:
         """Check one answer against its context."""
         started = time.perf_counter()
-        request = self.build_request(
-            context, answer, query, task=task, domain=domain, reasoning=reasoning
-        )
-        return self._check_request(request, started)
+        with telemetry.check_span() as span:
+            request = self.build_request(
+                context, answer, query, task=task, domain=domain, reasoning=reasoning
+            )
+            span.request(request)
+            result = self._check_request(request, started)
+            span.result(result)
+            return result
 
     def _check_request(self, request: GroundednessRequest, started: float) -> GroundednessResult:
         key = self._cache_key(request)
@@ -595,10 +600,14 @@ class GroundednessChecker:
     ) -> GroundednessResult:
         """Async twin of :meth:`check`."""
         started = time.perf_counter()
-        request = self.build_request(
-            context, answer, query, task=task, domain=domain, reasoning=reasoning
-        )
-        return await self._acheck_request(request, started)
+        with telemetry.check_span() as span:
+            request = self.build_request(
+                context, answer, query, task=task, domain=domain, reasoning=reasoning
+            )
+            span.request(request)
+            result = await self._acheck_request(request, started)
+            span.result(result)
+            return result
 
     async def _acheck_request(
         self, request: GroundednessRequest, started: float
