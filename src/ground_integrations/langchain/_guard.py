@@ -90,7 +90,7 @@ def feedback_slot(chain: Runnable[Any, Any], key: str) -> Literal["text", "messa
             isinstance(m, MessagesPlaceholder) and m.variable_name == key for m in prompt.messages
         ):
             return "messages"
-        if key in (*prompt.input_variables, *prompt.optional_variables):
+        if key in (*prompt.input_variables, *prompt.optional_variables, *prompt.partial_variables):
             found = "text"
     return found
 
