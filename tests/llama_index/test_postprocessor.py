@@ -89,11 +89,16 @@ def test_issue11_3_response_policy_is_its_own_object() -> None:
 
 
 def _nodes(*texts: str) -> list[NodeWithScore]:
-    return [NodeWithScore(node=TextNode(text=t, metadata={"n": i}), score=0.5) for i, t in enumerate(texts)]
+    return [
+        NodeWithScore(node=TextNode(text=t, metadata={"n": i}), score=0.5)
+        for i, t in enumerate(texts)
+    ]
 
 
 def test_issue18_8_one_shared_word_is_not_full_support() -> None:
-    nodes = _nodes(MAUNA_KEA, "Kea birds live in the mountains of New Zealand.", "Paris has a tower.")
+    nodes = _nodes(
+        MAUNA_KEA, "Kea birds live in the mountains of New Zealand.", "Paris has a tower."
+    )
     post = GroundednessPostprocessor(min_support=0.0)
     kept = post.postprocess_nodes(nodes, query_str=QUESTION)  # content words: high, mauna, kea
     support = [k.node.metadata["groundedness_support"] for k in kept]
@@ -106,7 +111,10 @@ def test_issue18_8_one_shared_word_is_not_full_support() -> None:
 
 def test_issue18_8_draft_support_is_the_judges_sentence_score(checker) -> None:
     draft = "Python was first released in 1991."
-    nodes = _nodes("Python was created by Guido van Rossum and first released in 1991.", "Kea birds live in New Zealand.")
+    nodes = _nodes(
+        "Python was created by Guido van Rossum and first released in 1991.",
+        "Kea birds live in New Zealand.",
+    )
     post = GroundednessPostprocessor(checker=checker, min_support=0.0, draft_answer=draft)
     kept = post.postprocess_nodes(nodes, query_str="ignored when a draft is set")
     expected = checker.check([nodes[0].node.get_content()], draft).sentences[0].score

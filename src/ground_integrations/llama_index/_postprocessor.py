@@ -119,7 +119,7 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
     async def _apostprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        draft, terms = self._claim(query_bundle)
+        draft, _ = self._claim(query_bundle)
         if draft is None:
             return self._postprocess_nodes(nodes, query_bundle)
         support = [
