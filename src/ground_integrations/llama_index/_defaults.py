@@ -13,7 +13,7 @@ from ..judges.base import Judge
 if TYPE_CHECKING:  # pragma: no cover
     from llama_index.core.llms import LLM
 
-__all__ = ["default_checker", "settings_llm"]
+__all__ = ["default_checker", "default_query_engine", "settings_llm"]
 
 
 def settings_llm() -> LLM:
@@ -75,3 +75,24 @@ def default_checker(
     from ..judges.registry import load_judge
 
     return GroundednessChecker(load_judge(judge, **settings))
+
+
+def default_query_engine(
+    query_engine: Any, retriever: Any, llm: Any, engine_kwargs: Mapping[str, Any]
+) -> Any:
+    """``query_engine`` as given, else a ``RetrieverQueryEngine`` over ``retriever`` (built with
+    its ``from_args``, ``llm`` defaulting to ``Settings.llm`` there)."""
+    if query_engine is not None:
+        if retriever is not None or llm is not None or engine_kwargs:
+            raise ConfigurationError(
+                "pass either query_engine=... or retriever=... (with llm= and the engine's "
+                "options), not both"
+            )
+        return query_engine
+    if retriever is None:
+        raise ConfigurationError(
+            "from_defaults needs a query_engine=... or a retriever=... (e.g. index.as_retriever())"
+        )
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    return RetrieverQueryEngine.from_args(retriever, llm=llm, **engine_kwargs)

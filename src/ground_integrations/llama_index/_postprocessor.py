@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from llama_index.core.base.response.schema import Response
@@ -11,8 +12,10 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ..checker import GroundednessChecker
 from ..errors import UngroundedAnswerError
+from ..judges.base import Judge
 from ..models import Domain, GroundednessResult, Task, configuration_error
 from ..policies import Decision, Enforced, Policy
+from ._defaults import default_checker
 from ._response import GroundednessResponsePolicy, with_support
 
 
@@ -61,6 +64,25 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
     @classmethod
     def class_name(cls) -> str:
         return "GroundednessPostprocessor"
+
+    @classmethod
+    def from_defaults(
+        cls,
+        checker: GroundednessChecker | None = None,
+        *,
+        judge: str | Judge | None = None,
+        llm: Any = None,
+        judge_settings: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> GroundednessPostprocessor:
+        """The LlamaIndex way: ``llm`` (a LlamaIndex ``LLM`` or a LangChain chat model) makes
+        the checker an LLM judge; ``judge`` picks one by name or instance (``judge="llm"``
+        without ``llm`` judges with ``Settings.llm``); ``fields`` are this postprocessor's
+        (``policy``, ``min_support``, ``draft_answer``...)."""
+        return cls(
+            checker=default_checker(checker, judge=judge, llm=llm, judge_settings=judge_settings),
+            **fields,
+        )
 
     # -- before synthesis: node filtering ---------------------------------------------------
 
