@@ -141,6 +141,16 @@ def test_block_raises_and_leaves_the_history_as_it_was(index) -> None:
         chat.chat(QUESTION)
     assert caught.value.result is not None and len(llm.prompts) == 2
     assert chat.chat_history == []
+    with pytest.raises(UngroundedAnswerError):  # streaming: raised before any token exists
+        chat.stream_chat(QUESTION)
+    assert chat.chat_history == []
+
+
+async def test_async_stream_block_raises_before_any_token(index) -> None:
+    chat = _guard(index, ScriptedLLM(always_hallucinate=True), "context", policy=Policy.block())
+    with pytest.raises(UngroundedAnswerError):
+        await chat.astream_chat(QUESTION)
+    assert chat.chat_history == []
 
 
 async def test_block_with_fallback_answers_and_records_the_fallback(index) -> None:

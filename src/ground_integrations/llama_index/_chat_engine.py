@@ -25,7 +25,7 @@ from ..checker import GroundednessChecker
 from ..errors import ConfigurationError
 from ..judges.base import Judge
 from ..models import Domain, Task
-from ..policies import Policy, Regeneration, aenforce, enforce
+from ..policies import Enforced, Policy, Regeneration, aenforce, enforce
 from ._defaults import default_checker
 from ._response import GroundednessResponsePolicy
 
@@ -97,8 +97,9 @@ class GroundedChatEngine(BaseChatEngine):
     (raise :class:`~ground_integrations.UngroundedAnswerError`, or answer with the policy's
     ``fallback_message``).
 
-    Streaming answers are read to the end and checked before the first token is released; the
-    caller gets a :class:`GroundedStreamingChatResponse` of the checked text.
+    Streaming answers are read to the end and checked before the first token is released
+    (regenerations use ``chat`` / ``achat``); the caller gets a
+    :class:`GroundedStreamingChatResponse` of the checked text, or the block's error.
 
     The conversation is kept here: each turn hands the inner engine this engine's history, and
     only the released answer is added to it (never a rejected attempt or a feedback message).
@@ -242,18 +243,22 @@ class GroundedChatEngine(BaseChatEngine):
             "raise_on_block": False,
         }
 
-    def _release(self, message: str, turn: _Turn, checked: Response) -> tuple[str, list[Any]]:
-        """Record the released answer in the history; (text, its source nodes)."""
+    def _release(self, message: str, enforced: Enforced) -> AgentChatResponse:
+        """The policy's final decision as the turn's response (raises when it blocks without a
+        fallback message); the released answer is then added to the history."""
+        turn: _Turn = enforced.payload
+        checked = self._responses.finish(turn.as_response(), enforced)
         text = checked.response or ""
         self._history += [
             ChatMessage(role=MessageRole.USER, content=message),
             ChatMessage(role=MessageRole.ASSISTANT, content=text),
         ]
-        return text, list(checked.source_nodes)
-
-    def _finish(self, message: str, enforced: Any) -> tuple[_Turn, Response]:
-        turn: _Turn = enforced.payload
-        return turn, self._responses.finish(turn.as_response(), enforced)
+        return AgentChatResponse(
+            response=text,
+            sources=turn.sources,
+            source_nodes=list(checked.source_nodes),
+            metadata=checked.metadata,
+        )
 
     def _guard(self, message: str, history: list[ChatMessage], first: _Turn) -> AgentChatResponse:
         enforced = enforce(
@@ -261,11 +266,7 @@ class GroundedChatEngine(BaseChatEngine):
             regenerate=partial(self._regenerate, message, history),
             **self._loop_args(message, first),
         )
-        turn, checked = self._finish(message, enforced)
-        text, nodes = self._release(message, turn, checked)
-        return AgentChatResponse(
-            response=text, sources=turn.sources, source_nodes=nodes, metadata=checked.metadata
-        )
+        return self._release(message, enforced)
 
     async def _aguard(
         self, message: str, history: list[ChatMessage], first: _Turn
@@ -275,11 +276,7 @@ class GroundedChatEngine(BaseChatEngine):
             regenerate=partial(self._aregenerate, message, history),
             **self._loop_args(message, first),
         )
-        turn, checked = self._finish(message, enforced)
-        text, nodes = self._release(message, turn, checked)
-        return AgentChatResponse(
-            response=text, sources=turn.sources, source_nodes=nodes, metadata=checked.metadata
-        )
+        return self._release(message, enforced)
 
     # -- the four ways to chat --------------------------------------------------------------
 
