@@ -1,4 +1,5 @@
-"""LLMJudge: any LangChain chat model as the judge (extra ``[langchain]``).
+"""LLMJudge: any LangChain chat model or LlamaIndex LLM as the judge (extra ``[langchain]`` or
+``[llama-index]``).
 
 Strategies:
 
@@ -327,10 +328,14 @@ def _rejected(exc: BaseException) -> bool:
 
 
 class LLMJudge(Judge):
-    """A LangChain chat model as the judge.
+    """A LangChain chat model or a LlamaIndex LLM as the judge.
 
     Args:
-        llm: any ``BaseChatModel`` (ChatOpenAI, AzureChatOpenAI, ChatOllama, ChatUpstage, ...).
+        llm: any LangChain ``BaseChatModel`` (ChatOpenAI, AzureChatOpenAI, ChatOllama,
+            ChatUpstage, ...) or LlamaIndex ``llama_index.core.llms.LLM`` (``Settings.llm``,
+            ``OpenAI``, ``Ollama``...). Same prompts and parsing for both; a LlamaIndex LLM
+            offers ``"function_calling"`` structured output when its metadata says it is a
+            function-calling model (through ``as_structured_llm``), and ``"text"`` always.
         strategy: ``"batched"`` (default), ``"per_sentence"`` or ``"scale_1_5"``.
         prompts: templates (see :class:`LLMJudgePrompts`); their version is recorded in the
             result's ``judge.version``.
@@ -360,7 +365,7 @@ class LLMJudge(Judge):
 
     def __init__(
         self,
-        llm: BaseChatModel,
+        llm: BaseChatModel | Any,
         *,
         strategy: Strategy = "batched",
         prompts: LLMJudgePrompts | None = None,
@@ -370,14 +375,24 @@ class LLMJudge(Judge):
         max_output_tokens: int | None = None,
         deadline: float | None = DEFAULT_DEADLINE,
     ) -> None:
-        try:
-            from langchain_core.language_models import BaseChatModel
-        except ImportError as exc:  # pragma: no cover
-            raise MissingDependencyError("langchain-core", "langchain") from exc
-        if not isinstance(llm, BaseChatModel):
-            raise ConfigurationError(
-                f"llm must be a LangChain BaseChatModel, got {type(llm).__name__}"
-            )
+        # a LlamaIndex LLM goes through an adapter (imported only then: the core never imports
+        # llama_index); anything else must be a LangChain chat model
+        from ._llama_llm import LlamaIndexChatModel, is_llama_index_llm
+
+        self._backend: LlamaIndexChatModel | None = None
+        llama_index = is_llama_index_llm(llm)
+        if llama_index:
+            LlamaIndexChatModel(llm)  # checks the type before anything else
+        else:
+            try:
+                from langchain_core.language_models import BaseChatModel
+            except ImportError as exc:  # pragma: no cover
+                raise MissingDependencyError("langchain-core", "langchain") from exc
+            if not isinstance(llm, BaseChatModel):
+                raise ConfigurationError(
+                    "llm must be a LangChain BaseChatModel or a LlamaIndex LLM "
+                    f"(llama_index.core.llms.LLM), got {type(llm).__name__}"
+                )
         if strategy not in ("batched", "per_sentence", "scale_1_5"):
             raise ConfigurationError(
                 f"strategy must be 'batched', 'per_sentence' or 'scale_1_5', got {strategy!r}"
@@ -411,8 +426,12 @@ class LLMJudge(Judge):
             raise ConfigurationError(
                 f"method must be 'auto' or one of {', '.join(map(repr, METHODS))}, got {method!r}"
             )
-        llm = _capped(llm, self.max_output_tokens, self.deadline)
-        self._llm = llm
+        capped = _capped(llm, self.max_output_tokens, self.deadline)
+        # what plain-text calls go to: the capped model, or the adapter around it
+        self._llm: Any = capped
+        if llama_index:
+            self._backend = LlamaIndexChatModel(capped)
+            self._llm = self._backend
         if strategy == "scale_1_5" or structured is False:
             wanted: tuple[str, ...] = ("text",)
         elif method != "auto":
@@ -421,14 +440,18 @@ class LLMJudge(Judge):
             wanted = METHODS if structured is None else METHODS[:-1]
         self._methods: list[tuple[str, Any]] = []
         for name in wanted:
-            runnable = self._runnable(llm, name)
+            runnable = (
+                self._backend.runnable(name)
+                if self._backend is not None
+                else self._runnable(capped, name)
+            )
             if runnable is not None:
                 self._methods.append((name, runnable))
         if not self._methods and structured is None and method == "auto":
-            self._methods.append(("text", llm))
+            self._methods.append(("text", self._llm))
         if not self._methods:
             raise ConfigurationError(
-                f"{type(llm).__name__} has no structured output method "
+                f"{type(self.llm).__name__} has no structured output method "
                 f"{' / '.join(wanted)}; pass method='text' (or structured=False)"
             )
         self._method_option = method
@@ -523,9 +546,31 @@ class LLMJudge(Judge):
         offset: int = 0,
         tag_id: str | None = None,
     ) -> list[BaseMessage]:
-        """The chat messages for one call (public so they can be inspected and tested)."""
+        """The chat messages for one call, as LangChain messages (public so they can be
+        inspected and tested; a LlamaIndex LLM gets the same turns as ``ChatMessage``)."""
         from langchain_core.messages import HumanMessage, SystemMessage
 
+        kinds = {"system": SystemMessage, "human": HumanMessage}
+        turns = self._turns(request, sentences, offset=offset, tag_id=tag_id)
+        return [kinds[role](text) for role, text in turns]
+
+    def _prompt(
+        self, request: GroundednessRequest, sentences: Sequence[Span] | None = None, offset: int = 0
+    ) -> list[Any]:
+        """The messages for one call, in the model's own type."""
+        if self._backend is not None:
+            return list(self._backend.messages(self._turns(request, sentences, offset=offset)))
+        return list(self.messages(request, sentences, offset=offset))
+
+    def _turns(
+        self,
+        request: GroundednessRequest,
+        sentences: Sequence[Span] | None = None,
+        *,
+        offset: int = 0,
+        tag_id: str | None = None,
+    ) -> list[tuple[str, str]]:
+        """The (role, text) turns of one call: a system and a human turn."""
         tag_id = tag_id or secrets.token_hex(4)
         system = self._system(request, tag_id)
         # The rule also opens the human message: some chat formats drop system messages.
@@ -538,16 +583,16 @@ class LLMJudge(Judge):
                 f"</statement-{tag_id}>"
             )
             return [
-                SystemMessage(system),
-                HumanMessage(f"{data}\n\n{answer}\n\n{self.prompts.scale_1_5}"),
+                ("system", system),
+                ("human", f"{data}\n\n{answer}\n\n{self.prompts.scale_1_5}"),
             ]
         instruction = (
             self.prompts.batched if self.strategy == "batched" else self.prompts.per_sentence
         )
         statements = self._statements(sentences or [], tag_id, offset)
         return [
-            SystemMessage(system),
-            HumanMessage(f"{data}\n\n{statements}\n\n{instruction.format()}"),
+            ("system", system),
+            ("human", f"{data}\n\n{statements}\n\n{instruction.format()}"),
         ]
 
     # -- parsing (pure) -------------------------------------------------------------------
@@ -652,10 +697,12 @@ class LLMJudge(Judge):
 
     # -- calls ----------------------------------------------------------------------------
 
-    def _repair_messages(self, messages: list[BaseMessage], raw: str) -> list[BaseMessage]:
+    def _repair_messages(self, messages: list[Any], raw: str) -> list[Any]:
+        ask = self.prompts.repair_scale if self.strategy == "scale_1_5" else self.prompts.repair
+        if self._backend is not None:
+            return [*messages, *self._backend.messages([("ai", raw), ("human", ask.format())])]
         from langchain_core.messages import AIMessage, HumanMessage
 
-        ask = self.prompts.repair_scale if self.strategy == "scale_1_5" else self.prompts.repair
         return [*messages, AIMessage(raw), HumanMessage(ask.format())]
 
     def _fall_back(self, tried: int, exc: Exception) -> bool:
@@ -668,7 +715,7 @@ class LLMJudge(Judge):
                 self._current = tried + 1
         return True
 
-    def _call(self, messages: list[BaseMessage]) -> Any:
+    def _call(self, messages: list[Any]) -> Any:
         while True:
             tried = self._current
             try:
@@ -677,7 +724,7 @@ class LLMJudge(Judge):
                 if not self._fall_back(tried, exc):
                     raise
 
-    async def _acall(self, messages: list[BaseMessage]) -> Any:
+    async def _acall(self, messages: list[Any]) -> Any:
         while True:
             tried = self._current
             try:
@@ -689,7 +736,7 @@ class LLMJudge(Judge):
     def _assess(
         self, request: GroundednessRequest, spans: Sequence[Span], offset: int
     ) -> list[SentenceAssessment]:
-        messages = self.messages(request, spans, offset=offset)
+        messages = self._prompt(request, spans, offset)
         try:
             return self._parse_assessments(request, self._call(messages))
         except _Unparsed as first:
@@ -700,7 +747,7 @@ class LLMJudge(Judge):
     async def _aassess(
         self, request: GroundednessRequest, spans: Sequence[Span], offset: int
     ) -> list[SentenceAssessment]:
-        messages = self.messages(request, spans, offset=offset)
+        messages = self._prompt(request, spans, offset)
         try:
             return self._parse_assessments(request, await self._acall(messages))
         except _Unparsed as first:
@@ -745,7 +792,7 @@ class LLMJudge(Judge):
         spans = split_sentences(request.answer) or [Span(0, len(request.answer), request.answer)]
         try:
             if self.strategy == "scale_1_5":
-                messages = self.messages(request)
+                messages = self._prompt(request)
                 reply = self._llm.invoke(messages)
                 try:
                     rating, reason = self._parse_scale(request, reply)
@@ -767,7 +814,7 @@ class LLMJudge(Judge):
         spans = split_sentences(request.answer) or [Span(0, len(request.answer), request.answer)]
         try:
             if self.strategy == "scale_1_5":
-                messages = self.messages(request)
+                messages = self._prompt(request)
                 reply = await self._llm.ainvoke(messages)
                 try:
                     rating, reason = self._parse_scale(request, reply)
