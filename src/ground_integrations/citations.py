@@ -46,8 +46,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import ConfigurationError, InvalidInputError, UngroundedAnswerError
+from .judges._lexicon import STOPWORDS
 from .models import Domain, GroundednessResult, IndexDetails, JudgeInfo, Task, Verdict
-from .text import split_sentences, word_spans
+from .text import fold, split_sentences, word_spans
 
 if TYPE_CHECKING:  # pragma: no cover
     from .checker import ContextLike, GroundednessChecker
@@ -147,7 +148,8 @@ def _not_a_citation(text: str, start: int, end: int, protected: list[tuple[int, 
     after = text[end] if end < len(text) else ""
     if before.isalnum() and after.isalnum():  # a[1]b, 2[0]1: inside a word or a number
         return True
-    if after == "=" or (after == "." and text[end + 1 : end + 2].isalpha() and before.isalnum()):
+    assigned = text[end:].lstrip(" ")[:1] == "=" and (before.isalnum() or before == "_")
+    if assigned or (after == "." and text[end + 1 : end + 2].isalpha() and before.isalnum()):
         return True  # code: x[1] = ..., x[1].y
     line_start = text.rfind("\n", 0, start) + 1
     return after == ":" and not text[line_start:start].strip()  # a footnote definition
@@ -467,12 +469,19 @@ def _strip_markers(answer: str, markers: list[CitationMarker]) -> _Clean:
     return _Clean("".join(parts), starts, origins, marker_at)
 
 
-def _looks_factual(text: str) -> bool:
-    """A figure, or a capitalised word after the first: something one would cite."""
-    words = word_spans(text)
+def _is_claim(text: str) -> bool:
+    """Whether an uncited sentence states something one would cite: not a question or a lead-in
+    ("Here is what I found:"), and a figure, a name after the first word, or three content
+    words. "I hope this helps." is not a claim."""
+    body = text.rstrip()
+    if body.endswith(("?", ":", "\uff1f", "\uff1a")):
+        return False
+    words = word_spans(body)
     if any(ch.isdigit() for w in words for ch in w.text):
         return True
-    return any(w.text[:1].isupper() and w.text.upper() != w.text[:1] for w in words[1:])
+    if any(w.text[:1].isupper() and w.text.upper() != w.text for w in words[1:]):
+        return True
+    return sum(fold(w.text) not in STOPWORDS for w in words) >= 3
 
 
 @dataclass
@@ -580,7 +589,7 @@ def _plan(
         i
         for i, (s, sup) in enumerate(zip(sentences, supports))
         if (sup is not None and sup.verdict is not Verdict.GROUNDED)
-        or (not s.cited and not s.dangling and cite_mode)
+        or (not s.cited and not s.dangling and cite_mode and _is_claim(clean.text[s.start : s.end]))
     ]
 
     # Round 2: where does support lie? Each passage alone (round 1's singletons reused).
@@ -620,7 +629,7 @@ def _plan(
                 and v[0] is Verdict.GROUNDED
             ]
         claim_text = clean.text[s.start : s.end]
-        claim = bool(s.cited) or bool(elsewhere) or _looks_factual(claim_text)
+        claim = bool(s.cited or s.dangling) or _is_claim(claim_text)
 
         def names(items: list[PassageRef]) -> str:
             return ", ".join(f"[{r.label(by_id)}]" for r in items)
