@@ -10,6 +10,9 @@ Install with ``pip install 'ground-integrations[llama-index]'`` (llama-index-cor
   synthesized ``Response`` (what the engine uses; the postprocessor's response methods too).
 - :class:`GroundedQueryEngine`: wraps any query engine and applies the policy after synthesis,
   with bounded regeneration; streaming responses are checked before release.
+- :class:`CitationEvaluator`: is each cited sentence supported by the source it cites?
+  Works on ``CitationQueryEngine`` responses (``[n]`` is the n-th source node) and as the
+  evaluator of ``RetryQueryEngine``.
 - Instrumentation events :class:`GroundednessCheckEvent` and :class:`GroundednessDecisionEvent`.
 """
 
@@ -22,6 +25,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
     raise MissingDependencyError("llama-index-core", "llama-index") from exc
 
+from ._citations import CitationEvaluationResult, CitationEvaluator
 from ._engine import GroundedQueryEngine
 from ._evaluator import GroundednessEvaluationResult, GroundednessEvaluator
 from ._events import GroundednessCheckEvent, GroundednessDecisionEvent
@@ -29,6 +33,8 @@ from ._postprocessor import GroundednessPostprocessor
 from ._response import GroundednessResponsePolicy
 
 __all__ = [
+    "CitationEvaluationResult",
+    "CitationEvaluator",
     "GroundedQueryEngine",
     "GroundednessCheckEvent",
     "GroundednessDecisionEvent",
