@@ -683,10 +683,12 @@ class GroundednessChecker:
         task: Task | str = Task.SUMMARIZATION,
         domain: Domain | str = Domain.GENERIC,
         require_citations: bool = False,
+        sources: Sequence[str | int] | None = None,
     ) -> CitationResult:
         """Is each cited sentence supported by the passages it cites? Markers (``[1]``,
         ``[1, 3]``, ``[Source 2]``, or ``pattern``) map to passages 1-based, or by id (``ids``,
-        the passages' own ids, or ``metadata[id_key]``). See :mod:`ground_integrations.citations`.
+        the passages' own ids, or ``metadata[id_key]``); ``sources`` are labels the answer cites
+        as a whole, for sentences without markers. See :mod:`ground_integrations.citations`.
         """
         from .citations import check_citations
 
@@ -701,6 +703,7 @@ class GroundednessChecker:
             task=task,
             domain=domain,
             require_citations=require_citations,
+            sources=sources,
         )
 
     async def acheck_citations(
@@ -715,6 +718,7 @@ class GroundednessChecker:
         task: Task | str = Task.SUMMARIZATION,
         domain: Domain | str = Domain.GENERIC,
         require_citations: bool = False,
+        sources: Sequence[str | int] | None = None,
     ) -> CitationResult:
         """Async twin of :meth:`check_citations`."""
         from .citations import acheck_citations
@@ -730,6 +734,7 @@ class GroundednessChecker:
             task=task,
             domain=domain,
             require_citations=require_citations,
+            sources=sources,
         )
 
     def close(self) -> None:

@@ -514,6 +514,7 @@ def _plan(
     refs: list[PassageRef],
     options: Request,
     require_citations: bool,
+    sources: list[str],
     judge: JudgeInfo,
     started: float,
 ) -> _Plan:
@@ -537,7 +538,8 @@ def _plan(
         sentences[owner].markers.append(marker)
     by_id = False
     for s in sentences:
-        for label in (lb for m in s.markers for lb in m.labels):
+        own = [lb for m in s.markers for lb in m.labels]
+        for label in own or sources:
             ref = _resolve(label, refs)
             if ref is None:
                 if label not in s.dangling:
@@ -545,7 +547,7 @@ def _plan(
             elif ref not in s.cited:
                 s.cited.append(ref)
                 by_id = by_id or (ref.id is not None and ref.id.casefold() == label.casefold())
-    uses_citations = bool(markers)
+    uses_citations = bool(markers or sources)
     checks = 0
 
     # Round 1: the cleaned answer against each distinct set of cited passages.
@@ -713,6 +715,7 @@ def _start(
     task: Task | str,
     domain: Domain | str,
     require_citations: bool,
+    sources: Sequence[str | int] | None,
 ) -> _Plan:
     started = time.perf_counter()
     regex = compile_pattern(pattern) if pattern is not None else None
@@ -734,6 +737,13 @@ def _start(
         for i, d in enumerate(found_ids)
     ]
     markers = find_citations(request.answer, pattern=regex, ids=[r.id for r in refs if r.id])
+    if sources is not None and (
+        isinstance(sources, str | bytes) or not isinstance(sources, Sequence)
+    ):
+        raise InvalidInputError(
+            f"sources must be a list of source labels or ids, got {type(sources).__name__}.",
+            field="sources",
+        )
     options: Request = {"query": request.query, "task": request.task, "domain": request.domain}
     return _plan(
         passages,
@@ -742,6 +752,7 @@ def _start(
         refs,
         options,
         require_citations,
+        [str(x) for x in sources or ()],
         checker.judge.info,
         started,
     )
@@ -764,9 +775,15 @@ def check_citations(
     task: Task | str = Task.SUMMARIZATION,
     domain: Domain | str = Domain.GENERIC,
     require_citations: bool = False,
+    sources: Sequence[str | int] | None = None,
 ) -> CitationResult:
     """Check each cited sentence of ``answer`` against the passages it cites (see the module
-    docstring); :meth:`GroundednessChecker.check_citations` is the usual entry point."""
+    docstring); :meth:`GroundednessChecker.check_citations` is the usual entry point.
+
+    ``sources``: labels or ids the answer cites as a whole, for answers that list their sources
+    apart from the text (LangChain's cited-answer recipe); a sentence without markers of its
+    own cites these.
+    """
     started = time.perf_counter()
     plan = _start(
         checker,
@@ -779,6 +796,7 @@ def check_citations(
         task=task,
         domain=domain,
         require_citations=require_citations,
+        sources=sources,
     )
     try:
         batch = next(plan)
@@ -800,6 +818,7 @@ async def acheck_citations(
     task: Task | str = Task.SUMMARIZATION,
     domain: Domain | str = Domain.GENERIC,
     require_citations: bool = False,
+    sources: Sequence[str | int] | None = None,
 ) -> CitationResult:
     """Async twin of :func:`check_citations`: each batch of checks runs concurrently, at most
     ``checker.max_concurrency`` at a time."""
@@ -815,6 +834,7 @@ async def acheck_citations(
         task=task,
         domain=domain,
         require_citations=require_citations,
+        sources=sources,
     )
     semaphore = asyncio.Semaphore(checker.max_concurrency)
 
