@@ -38,7 +38,7 @@ def ratio(a: int, b: int) -> str:
 def report(name: str, rows: list[tuple[str, str, str]]) -> list[str]:
     """rows: (file, gold, predicted)."""
     out = [name]
-    for scope in sorted({r[0] for r in rows}) + ["all"]:
+    for scope in [*sorted({r[0] for r in rows}), "all"]:
         part = [r for r in rows if scope in ("all", r[0])]
         tp = sum(g == p == "miscited" for _, g, p in part)
         pred = sum(p == "miscited" for _, _, p in part)
