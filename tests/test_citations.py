@@ -333,3 +333,24 @@ def test_policy_decisions_name_the_sentence_and_the_right_source(
         CONTEXT, "The tower dates from 1889 [2]. Python dates from 1991."
     )
     assert citation_decision(uncited, Policy()).action is Action.ANNOTATE  # notSure by default
+
+
+def test_sources_listed_beside_the_answer(checker: GroundednessChecker) -> None:
+    answer = "The Eiffel Tower in Paris was completed in 1889. It is in Paris [3]."
+    result = checker.check_citations(CONTEXT, answer, sources=[2])
+    first, second = result.sentences
+    assert result.uses_citations and first.markers == [] and [r.number for r in first.cited] == [2]
+    assert first.status is CitationStatus.OK
+    assert [r.number for r in second.cited] == [3]  # its own marker wins
+    assert second.status is CitationStatus.MISCITED
+    with pytest.raises(InvalidInputError, match="sources"):
+        checker.check_citations(CONTEXT, answer, sources="2")
+
+
+def test_the_readme_example_with_the_default_judge() -> None:
+    result = GroundednessChecker().check_citations(
+        context=[MAUNA_KEA, EIFFEL],
+        answer="Its peak is 4,207.3 m above sea level [1]. The tower was completed in 1889 [1].",
+    )
+    assert [s.status for s in result.sentences] == [CitationStatus.OK, CitationStatus.MISCITED]
+    assert result.feedback().endswith("cite [2] instead")
