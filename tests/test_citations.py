@@ -171,6 +171,7 @@ def test_each_status(checker: GroundednessChecker) -> None:
     assert [r.number for r in uncited.supported_elsewhere] == [3]
     assert dangling.status is CitationStatus.DANGLING and dangling.dangling == ["7"]
     assert dangling.supported_by_cited is None and "not among the 3 passages" in dangling.reason
+    assert [r.number for r in dangling.supported_elsewhere] == [3] and "[3] supports it" in dangling.reason
     assert filler.status is CitationStatus.OK and not filler.claim
     assert result.verdict is Verdict.NOT_GROUNDED and not result.ok
     assert result.counts() == {

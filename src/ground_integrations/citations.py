@@ -591,7 +591,8 @@ def _plan(
         i
         for i, (s, sup) in enumerate(zip(sentences, supports))
         if (sup is not None and sup.verdict is not Verdict.GROUNDED)
-        or (not s.cited and not s.dangling and cite_mode and _is_claim(clean.text[s.start : s.end]))
+        or (s.dangling and not s.cited)
+        or (not s.cited and cite_mode and _is_claim(clean.text[s.start : s.end]))
     ]
 
     # Round 2: where does support lie? Each passage alone (round 1's singletons reused).
