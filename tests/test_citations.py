@@ -80,6 +80,10 @@ def test_a_citation_next_to_a_url_with_a_space_still_counts() -> None:
     assert labels("See https://example.org/page [2].") == [["2"]]
 
 
+def test_citations_glued_to_unspaced_scripts_count() -> None:
+    assert labels("毛纳基山海拔4207米[3]埃菲尔铁塔建于1889年[2]。") == [["3"], ["2"]]
+
+
 def test_custom_patterns_and_their_mistakes() -> None:
     assert labels("Tall (see 2). Short (see 1, 3).", pattern=r"\(see (?P<refs>[\d, ]+)\)") == [
         ["2"],

@@ -140,13 +140,22 @@ def _spans(regex: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in regex.finditer(text)]
 
 
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def _glued(ch: str) -> bool:
+    """A letter or digit of a script written with spaces between words: a bracket between two of
+    them is inside a word. Chinese, Japanese (and Korean, within a phrase) cite without spaces."""
+    return ch.isalnum() and _UNSPACED.match(ch) is None
+
+
 def _not_a_citation(text: str, start: int, end: int, protected: list[tuple[int, int]]) -> bool:
     """Brackets that read as part of a word, number, URL, code, or a footnote definition."""
     if any(s <= start < e or s < end <= e or start == e for s, e in protected):
         return True
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
-    if before.isalnum() and after.isalnum():  # a[1]b, 2[0]1: inside a word or a number
+    if _glued(before) and _glued(after):  # a[1]b, 2[0]1: inside a word or a number
         return True
     assigned = text[end:].lstrip(" ")[:1] == "=" and (before.isalnum() or before == "_")
     if assigned or (after == "." and text[end + 1 : end + 2].isalpha() and before.isalnum()):
