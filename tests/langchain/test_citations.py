@@ -178,3 +178,16 @@ def test_custom_pattern_and_metadata_ids() -> None:
         {"context": docs, "answer": "The Eiffel Tower in Paris was completed in 1889 (cf. eiffel)."}
     )
     assert result.ok and result.sentences[0].cited[0].id == "eiffel"
+
+
+def test_judge_failures_follow_policy_on_error() -> None:
+    from ground_integrations import GroundednessChecker
+    from ground_integrations.testing import FailingJudge
+
+    output = run(rag_chain(make_model([CITED])))
+    broken = GroundednessChecker(FailingJudge())
+    with pytest.raises(UngroundedAnswerError, match="fail closed"):
+        CitationGuard(checker=broken).invoke(output)
+    opened = CitationGuard(checker=broken, policy=Policy(on_error="annotate")).invoke(output)
+    assert opened["answer"] == CITED and opened["citation_check"] is None
+    assert "JudgeError" in opened["citation_check_error"]

@@ -24,7 +24,7 @@ from ..citations import (
     compile_pattern,
     passage_ids,
 )
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, JudgeError, UngroundedAnswerError
 from ..models import Domain, Task, configuration_error
 from ..policies import Action, Decision, Policy
 from ._convert import answer_text, context_passages, find_query, with_answer
@@ -170,8 +170,9 @@ class CitationGuard(_CitationOptions):
     notSure (see :func:`~ground_integrations.citations.citation_decision`). Annotating adds
     ``metadata_key`` (the :class:`~ground_integrations.CitationResult`) to a dict output;
     blocking raises :class:`~ground_integrations.UngroundedAnswerError`, or puts
-    ``policy.fallback_message`` in place of the answer. The policy's timeouts are not applied
-    here.
+    ``policy.fallback_message`` in place of the answer. A judge failure follows
+    ``policy.on_error`` (block, or annotate with ``<metadata_key>_error``). The policy's
+    timeouts are not applied here.
     """
 
     chain: Runnable[Any, Any] | None = None
@@ -208,6 +209,19 @@ class CitationGuard(_CitationOptions):
             return {**output, self.metadata_key: result}
         return output
 
+    def _failed(self, output: Any, error: JudgeError) -> Any:
+        """A judge failure, as ``policy.on_error`` says: block (fail closed) or annotate."""
+        decision = self.policy.decide(None, error=error)
+        if decision.action is Action.BLOCK:
+            if self.policy.fallback_message is None:
+                raise UngroundedAnswerError(
+                    f"Answer blocked: {decision.reason}", decision=decision
+                ) from error
+            output = with_answer(output, self.answer_key, self.policy.fallback_message)
+        if isinstance(output, Mapping):
+            return {**output, self.metadata_key: None, f"{self.metadata_key}_error": decision.error}
+        return output
+
     def _guard(
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
@@ -218,7 +232,10 @@ class CitationGuard(_CitationOptions):
             output = self.chain.invoke(self._first_input(value), config=child)
         attempt = 0
         while True:
-            result = self.checker.check_citations(**self._arguments(output, value))
+            try:
+                result = self.checker.check_citations(**self._arguments(output, value))
+            except JudgeError as exc:
+                return self._failed(output, exc)
             decision = self._decide(value, result, attempt)
             if decision.action is not Action.REGENERATE or self.chain is None:
                 return self._release(output, result, decision)
@@ -235,7 +252,10 @@ class CitationGuard(_CitationOptions):
             output = await self.chain.ainvoke(self._first_input(value), config=child)
         attempt = 0
         while True:
-            result = await self.checker.acheck_citations(**self._arguments(output, value))
+            try:
+                result = await self.checker.acheck_citations(**self._arguments(output, value))
+            except JudgeError as exc:
+                return self._failed(output, exc)
             decision = self._decide(value, result, attempt)
             if decision.action is not Action.REGENERATE or self.chain is None:
                 return self._release(output, result, decision)
