@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from llama_index.core.base.response.schema import Response
 from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
@@ -65,7 +65,7 @@ class CitationEvaluator(BaseEvaluator):
         *,
         require_citations: bool = False,
         pattern: str | re.Pattern[str] | None = None,
-        judge_errors_as: str = "invalid",
+        judge_errors_as: Literal["invalid", "failing"] = "invalid",
         task: Task | str | None = None,
         domain: Domain | str = Domain.GENERIC,
         policy: Policy | None = None,
