@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Union, cast
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from . import telemetry
 from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
@@ -35,6 +35,9 @@ from .models import (
     Verdict,
 )
 from .text import split_sentences
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .citations import CitationResult
 
 __all__ = [
     "AZURE_LIMITS",
@@ -676,6 +679,72 @@ class GroundednessChecker:
                     return exc
 
         return list(await asyncio.gather(*(one(i) for i in items)))
+
+    def check_citations(
+        self,
+        context: ContextLike,
+        answer: Any,
+        query: str | None = None,
+        *,
+        ids: Sequence[str | None] | None = None,
+        id_key: str | None = None,
+        pattern: str | re.Pattern[str] | None = None,
+        task: Task | str = Task.SUMMARIZATION,
+        domain: Domain | str = Domain.GENERIC,
+        require_citations: bool = False,
+        sources: Sequence[str | int] | None = None,
+    ) -> CitationResult:
+        """Is each cited sentence supported by the passages it cites? Markers (``[1]``,
+        ``[1, 3]``, ``[Source 2]``, or ``pattern``) map to passages 1-based, or by id (``ids``,
+        the passages' own ids, or ``metadata[id_key]``); ``sources`` are labels the answer cites
+        as a whole, for sentences without markers. See :mod:`ground_integrations.citations`.
+        """
+        from .citations import check_citations
+
+        return check_citations(
+            self,
+            context,
+            answer,
+            query,
+            ids=ids,
+            id_key=id_key,
+            pattern=pattern,
+            task=task,
+            domain=domain,
+            require_citations=require_citations,
+            sources=sources,
+        )
+
+    async def acheck_citations(
+        self,
+        context: ContextLike,
+        answer: Any,
+        query: str | None = None,
+        *,
+        ids: Sequence[str | None] | None = None,
+        id_key: str | None = None,
+        pattern: str | re.Pattern[str] | None = None,
+        task: Task | str = Task.SUMMARIZATION,
+        domain: Domain | str = Domain.GENERIC,
+        require_citations: bool = False,
+        sources: Sequence[str | int] | None = None,
+    ) -> CitationResult:
+        """Async twin of :meth:`check_citations`."""
+        from .citations import acheck_citations
+
+        return await acheck_citations(
+            self,
+            context,
+            answer,
+            query,
+            ids=ids,
+            id_key=id_key,
+            pattern=pattern,
+            task=task,
+            domain=domain,
+            require_citations=require_citations,
+            sources=sources,
+        )
 
     def close(self) -> None:
         """Close the judge if this checker created it (a judge you passed in stays yours)."""
