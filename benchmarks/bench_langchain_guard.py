@@ -1,4 +1,4 @@
-"""Overhead of GroundednessGuard (embedded judge) over the bare LCEL RAG chain, in one run.
+"""Overhead of GroundednessGuard (the default judge) over the bare LCEL RAG chain, in one run.
 
     python benchmarks/bench_langchain_guard.py [--rounds 300]
 
@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.langchain.conftest import GROUNDED, QUESTION, make_model, make_rag_chain
 
-from ground_integrations import GroundednessChecker, HeuristicJudge
+from ground_integrations import GroundednessChecker
+from ground_integrations.judges import CrossEncoderJudge
 from ground_integrations.langchain import GroundednessGuard
 
 
@@ -32,11 +33,11 @@ def main() -> int:
     bare = make_rag_chain(make_model(itertools.repeat(GROUNDED)))
     guarded = GroundednessGuard(
         make_rag_chain(make_model(itertools.repeat(GROUNDED))),
-        checker=GroundednessChecker(cache_size=0),
+        checker=GroundednessChecker(CrossEncoderJudge(), cache_size=0),
     )
     cold = GroundednessGuard(
         make_rag_chain(make_model(itertools.repeat(GROUNDED))),
-        checker=GroundednessChecker(HeuristicJudge(index_cache_size=0), cache_size=0),
+        checker=GroundednessChecker(CrossEncoderJudge(index_cache_size=0), cache_size=0),
     )
     runs = {
         "bare chain": lambda: bare.invoke({"question": QUESTION, "feedback": ""}),
@@ -55,6 +56,8 @@ def main() -> int:
     assert out["groundedness"].verdict.value == "grounded"
     base = statistics.median(times["bare chain"])
     print(f"{args.rounds} interleaved invocations of the same RAG chain (medians)")
+    judge = guarded.checker.judge
+    print(f"judge (both checked rows): {judge.name} {judge.version}, result cache off")
     for name, values in times.items():
         p50 = statistics.median(values)
         print(f"  {name:38s} {p50:6.2f} ms   +{p50 - base:5.2f} ms   {p50 / base:.2f}x bare")

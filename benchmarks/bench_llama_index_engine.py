@@ -1,4 +1,4 @@
-"""Overhead of GroundedQueryEngine (embedded judge) over the bare query engine, in one run.
+"""Overhead of GroundedQueryEngine (the default judge) over the bare query engine, in one run.
 
     python benchmarks/bench_llama_index_engine.py [--rounds 300]
 
@@ -24,7 +24,8 @@ from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.llms import MockLLM
 from tests.llama_index.conftest import DOCS, GROUNDED, QUESTION, ScriptedLLM
 
-from ground_integrations import GroundednessChecker, HeuristicJudge
+from ground_integrations import GroundednessChecker
+from ground_integrations.judges import CrossEncoderJudge
 from ground_integrations.llama_index import GroundedQueryEngine
 
 
@@ -46,7 +47,7 @@ def main() -> int:
     bare = engine()
     warm = GroundedQueryEngine(engine(), checker=GroundednessChecker(cache_size=0))
     cold = GroundedQueryEngine(
-        engine(), checker=GroundednessChecker(HeuristicJudge(index_cache_size=0), cache_size=0)
+        engine(), checker=GroundednessChecker(CrossEncoderJudge(index_cache_size=0), cache_size=0)
     )
     runs = {
         "bare query engine": lambda: bare.query(QUESTION),
@@ -65,6 +66,8 @@ def main() -> int:
     assert out.metadata["groundedness"].verdict.value == "grounded"
     base = statistics.median(times["bare query engine"])
     print(f"{args.rounds} interleaved queries of the same index (medians)")
+    judge = warm.checker.judge
+    print(f"judge (both checked rows): {judge.name} {judge.version}, result cache off")
     for name, values in times.items():
         p50 = statistics.median(values)
         print(f"  {name:38s} {p50:6.2f} ms   +{p50 - base:5.2f} ms   {p50 / base:.2f}x bare")

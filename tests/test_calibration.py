@@ -286,7 +286,7 @@ def test_checker_refuses_thresholds_of_another_judge() -> None:
 # -- the CLI -----------------------------------------------------------------------------------
 
 
-def _outcomes(path, rows: list[dict], judge: str) -> None:
+def _outcomes(path, rows: list[dict], judge: str | dict) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         for i, r in enumerate(rows):
             fh.write(json.dumps({"id": f"r{i}", **r, "judge": judge}) + "\n")
@@ -295,10 +295,10 @@ def _outcomes(path, rows: list[dict], judge: str) -> None:
 def test_cli_calibrate_from_eval_outcomes(tmp_path, capsys) -> None:
     info = HeuristicJudge().info
     data = tmp_path / "outcomes.jsonl"
-    _outcomes(
+    _outcomes(  # the stamp `ground eval` writes
         data,
         _rows(9, 150, 100, task="QnA") + _rows(10, 80, 60, task="Summarization"),
-        f"{info.name} {info.version}",
+        {"name": info.name, "version": info.version, "key": "0123"},
     )
     out = tmp_path / "thresholds.json"
     code = main(

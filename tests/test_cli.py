@@ -144,7 +144,8 @@ def test_eval_reports_metrics_and_resumes_without_redoing(tmp_path, capsys) -> N
     code = main(["eval", str(data), "-o", str(out), "--no-progress", "--baseline"])
     report = capsys.readouterr().out
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert code == 0
+    assert code == 5  # 'd' (an empty answer) could not be evaluated, and the summary says so
+    assert "1 record(s) not evaluated" in report and "id 'd': EmptyInputError" in report
     assert [r["id"] for r in rows] == ["a", "b", "c", "d"]  # 'a' kept, the cut 'b' redone
     assert rows[0] == json.loads(lines[0])
     assert rows[3]["verdict"] is None and "EmptyInputError" in rows[3]["error"]
@@ -159,7 +160,9 @@ def test_eval_rejects_malformed_jsonl(tmp_path, capsys) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1}\nnot json\n', encoding="utf-8")
     assert main(["eval", str(bad), "--no-progress"]) == 2
-    assert "bad.jsonl:2" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "bad.jsonl: no record to evaluate" in err and "line 2: not valid JSON" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_judge_can_be_chosen_by_name_with_settings(capsys) -> None:
@@ -272,3 +275,80 @@ def test_issue10_6_negative_limit_is_refused(tmp_path, capsys, value) -> None:
 def test_issue10_14_check_applies_the_default_limits(capsys) -> None:
     code = main(["check", "-c", MAUNA_KEA, "-a", "Mauna Kea is tall. " * 2_000])
     assert code == 2 and "over the limit of 20,000" in capsys.readouterr().err
+
+
+# -- issue 18, points 9 and 10: resumes are never stale, errors are one line ---------------
+
+
+def test_an_edited_record_is_checked_again_on_resume(tmp_path, capsys) -> None:
+    data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
+    records = _records()[:3]
+    _write(data, records)
+    assert main(["eval", str(data), "-o", str(out), "--no-progress", "--judge", "heuristic"]) == 0
+    first = {json.loads(line)["id"]: json.loads(line) for line in out.read_text().splitlines()}
+    assert first["a"]["verdict"] == "notGrounded"
+    records[0] = {**records[0], "answer": "Mauna Kea is 4,207.3 m above sea level."}
+    _write(data, records)
+    capsys.readouterr()
+    assert main(["eval", str(data), "-o", str(out), "--no-progress", "--judge", "heuristic"]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in lines] == ["a", "b", "c", "a"]  # only the edited one redone
+    assert lines[-1]["verdict"] == "grounded" and lines[-1]["input"] != first["a"]["input"]
+    assert "(3/3 records" in capsys.readouterr().out
+
+
+def test_outcomes_of_another_judge_are_refused_not_mixed(tmp_path, capsys) -> None:
+    data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
+    _write(data, _records()[:3])
+    base = ["eval", str(data), "-o", str(out), "--no-progress"]
+    assert main([*base, "--judge", "heuristic"]) == 0
+    before = out.read_text()
+    capsys.readouterr()
+    assert main([*base, "--judge", "lexical-baseline"]) == 2
+    err = capsys.readouterr().err
+    assert "holds outcomes of heuristic" in err and "--fresh" in err
+    assert len(err.strip().splitlines()) == 1 and out.read_text() == before
+    assert main([*base, "--judge", "lexical-baseline", "--fresh"]) == 0
+    assert "lexical-baseline" in capsys.readouterr().out
+    assert main([*base, "--judge", "lexical-baseline", "--judge-config", '{"cut": 0.9}']) == 2
+    assert "with other settings" in capsys.readouterr().err
+
+
+def test_bad_lines_are_counted_and_named_and_the_rest_evaluated(tmp_path, capsys) -> None:
+    data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
+    good = [json.dumps(r) for r in _records()[:3]]
+    no_label = json.dumps({"id": "x", "context": ["c"], "answer": "a"})
+    odd_label = json.dumps({"id": "y", "context": ["c"], "answer": "a", "label": "maybe"})
+    no_context = json.dumps({"id": "z", "answer": "a", "label": "grounded"})
+    body = "\n".join([good[0], no_label, "{not json", odd_label, good[1], no_context, good[2]])
+    data.write_bytes(body.encode() + b"\n" + b'{"id": "w", "answer": "\xff"}\n')
+    code = main(["eval", str(data), "-o", str(out), "--no-progress", "--judge", "heuristic"])
+    report = capsys.readouterr().out
+    assert code == 5
+    assert "(3/3 records" in report and "5 record(s) not evaluated" in report
+    assert "line 2 (id 'x'): no label" in report
+    assert "line 3: not valid JSON" in report
+    assert "line 4 (id 'y'): unknown label 'maybe'" in report
+    assert "line 6 (id 'z'): no context" in report
+    assert "line 8: not UTF-8" in report
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_an_unreadable_eval_path_is_one_line(tmp_path, capsys, kind) -> None:
+    path = tmp_path / "nothing.jsonl"
+    if kind == "directory":
+        path.mkdir()
+    assert main(["eval", str(path), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert ("no such file" if kind == "missing" else "is a directory") in err
+
+
+def test_version_and_one_stdin(capsys) -> None:
+    from ground_integrations import __version__
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.strip() == f"ground {__version__}"
+    assert main(["check", "--context", "-", "--answer", "-"]) == 2
+    assert "cannot both read standard input" in capsys.readouterr().err

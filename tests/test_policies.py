@@ -131,3 +131,18 @@ async def test_aenforce_matches_enforce(checker) -> None:
     assert out.answer == sync.answer and out.decision.action is sync.decision.action
     with pytest.raises(UngroundedAnswerError):
         await aenforce(checker, context=[MAUNA_KEA], answer=BAD)
+
+
+def test_feedback_lists_a_repeated_sentence_once_with_its_count(checker) -> None:
+    bad = "Mauna Kea is 5,207.3 meters tall."
+    result = checker.check([MAUNA_KEA], f"{bad} {bad}  {bad}\nMauna Kea is 9,999 meters tall.")
+    feedback = Policy().decide(result).feedback
+    assert feedback.count(bad) == 1 and "(repeated 3 times)" in feedback
+    assert feedback.count('"Mauna Kea is 9,999 meters tall."') == 1
+    assert feedback.count("\n- ") == 2
+
+
+def test_feedback_is_bounded_on_a_looping_answer(checker) -> None:
+    answer = " ".join(f"Mauna Kea is {1000 + i} meters tall." for i in range(30))
+    feedback = checker.check([MAUNA_KEA], answer).feedback(max_items=5)
+    assert feedback.count("\n- ") == 6 and "and 25 more unsupported statements" in feedback

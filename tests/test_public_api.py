@@ -7,7 +7,7 @@ from types import ModuleType
 import ground_integrations
 
 #: The modules whose ``__all__`` make up the public core.
-CORE_MODULES = ("checker", "errors", "judges", "models", "policies")
+CORE_MODULES = ("checker", "citations", "errors", "judges", "models", "policies")
 
 
 def _public_members(module: ModuleType) -> list[str]:

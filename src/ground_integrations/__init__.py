@@ -15,6 +15,16 @@ from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
 from .checker import AZURE_LIMITS, DEFAULT_LIMITS, GroundednessChecker, Limits
+from .citations import (
+    CitationMarker,
+    CitationResult,
+    CitationStatus,
+    CitationSupport,
+    CitedSentence,
+    PassageRef,
+    citation_decision,
+    find_citations,
+)
 from .errors import (
     ConfigurationError,
     EmptyInputError,
@@ -66,6 +76,11 @@ __all__ = [
     "AZURE_LIMITS",
     "DEFAULT_LIMITS",
     "Action",
+    "CitationMarker",
+    "CitationResult",
+    "CitationStatus",
+    "CitationSupport",
+    "CitedSentence",
     "ConfigurationError",
     "Decision",
     "Domain",
@@ -93,6 +108,7 @@ __all__ = [
     "Limits",
     "MissingDependencyError",
     "OnError",
+    "PassageRef",
     "Policy",
     "RateLimitError",
     "Regeneration",
@@ -105,6 +121,8 @@ __all__ = [
     "Verdict",
     "__version__",
     "aenforce",
+    "citation_decision",
     "enforce",
+    "find_citations",
     "mark_ungrounded",
 ]

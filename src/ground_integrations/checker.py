@@ -15,8 +15,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Union, cast
+from typing import TYPE_CHECKING, Any, Union, cast
 
+from . import telemetry
 from .calibration import CalibratedThresholds
 from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
 from .judges.base import Judge, Judgement, Thresholds
@@ -35,6 +36,9 @@ from .models import (
     Verdict,
 )
 from .text import split_sentences
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .citations import CitationResult
 
 __all__ = [
     "AZURE_LIMITS",
@@ -584,10 +588,14 @@ class GroundednessChecker:
     ) -> GroundednessResult:
         """Check one answer against its context."""
         started = time.perf_counter()
-        request = self.build_request(
-            context, answer, query, task=task, domain=domain, reasoning=reasoning
-        )
-        return self._check_request(request, started)
+        with telemetry.check_span() as span:
+            request = self.build_request(
+                context, answer, query, task=task, domain=domain, reasoning=reasoning
+            )
+            span.request(request)
+            result = self._check_request(request, started)
+            span.result(result)
+            return result
 
     def _check_request(self, request: GroundednessRequest, started: float) -> GroundednessResult:
         key = self._cache_key(request)
@@ -612,10 +620,14 @@ class GroundednessChecker:
     ) -> GroundednessResult:
         """Async twin of :meth:`check`."""
         started = time.perf_counter()
-        request = self.build_request(
-            context, answer, query, task=task, domain=domain, reasoning=reasoning
-        )
-        return await self._acheck_request(request, started)
+        with telemetry.check_span() as span:
+            request = self.build_request(
+                context, answer, query, task=task, domain=domain, reasoning=reasoning
+            )
+            span.request(request)
+            result = await self._acheck_request(request, started)
+            span.result(result)
+            return result
 
     async def _acheck_request(
         self, request: GroundednessRequest, started: float
@@ -684,6 +696,72 @@ class GroundednessChecker:
                     return exc
 
         return list(await asyncio.gather(*(one(i) for i in items)))
+
+    def check_citations(
+        self,
+        context: ContextLike,
+        answer: Any,
+        query: str | None = None,
+        *,
+        ids: Sequence[str | None] | None = None,
+        id_key: str | None = None,
+        pattern: str | re.Pattern[str] | None = None,
+        task: Task | str = Task.SUMMARIZATION,
+        domain: Domain | str = Domain.GENERIC,
+        require_citations: bool = False,
+        sources: Sequence[str | int] | None = None,
+    ) -> CitationResult:
+        """Is each cited sentence supported by the passages it cites? Markers (``[1]``,
+        ``[1, 3]``, ``[Source 2]``, or ``pattern``) map to passages 1-based, or by id (``ids``,
+        the passages' own ids, or ``metadata[id_key]``); ``sources`` are labels the answer cites
+        as a whole, for sentences without markers. See :mod:`ground_integrations.citations`.
+        """
+        from .citations import check_citations
+
+        return check_citations(
+            self,
+            context,
+            answer,
+            query,
+            ids=ids,
+            id_key=id_key,
+            pattern=pattern,
+            task=task,
+            domain=domain,
+            require_citations=require_citations,
+            sources=sources,
+        )
+
+    async def acheck_citations(
+        self,
+        context: ContextLike,
+        answer: Any,
+        query: str | None = None,
+        *,
+        ids: Sequence[str | None] | None = None,
+        id_key: str | None = None,
+        pattern: str | re.Pattern[str] | None = None,
+        task: Task | str = Task.SUMMARIZATION,
+        domain: Domain | str = Domain.GENERIC,
+        require_citations: bool = False,
+        sources: Sequence[str | int] | None = None,
+    ) -> CitationResult:
+        """Async twin of :meth:`check_citations`."""
+        from .citations import acheck_citations
+
+        return await acheck_citations(
+            self,
+            context,
+            answer,
+            query,
+            ids=ids,
+            id_key=id_key,
+            pattern=pattern,
+            task=task,
+            domain=domain,
+            require_citations=require_citations,
+            sources=sources,
+        )
 
     def close(self) -> None:
         """Close the judge if this checker created it (a judge you passed in stays yours)."""

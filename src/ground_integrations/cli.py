@@ -7,6 +7,9 @@
 
 ``ground eval FILE.jsonl``: evaluate on labelled JSONL. Per-record outcomes go to ``--output``
 (default ``FILE.results.jsonl``) as they are produced; running again resumes where it stopped.
+An outcome is reused only for the same record content and the same judge (name, version and
+settings); a results file of another judge is refused rather than mixed.
+
 ``--report report.html`` also writes a self-contained HTML report (extra ``[report]``), from
 every outcome of the file, resumed ones included.
 
@@ -21,6 +24,8 @@ Exit codes:
   2  bad usage or invalid input (empty answer, empty context, unreadable file, ...)
   3  with ``check --exit-code``: the answer is notSure
   4  the judge failed
+  5  ``eval``: some records were not evaluated (lines that are not records, judge errors);
+     the summary counts and names them
   130 interrupted (``eval`` keeps what it wrote and resumes next time)
 """
 
@@ -38,20 +43,19 @@ from .checker import AZURE_LIMITS, DEFAULT_LIMITS, GroundednessChecker
 from .errors import GroundednessError, InvalidInputError, JudgeError
 from .models import GroundednessRequest, GroundednessResult, Verdict
 
-EXIT_OK, EXIT_NOT_GROUNDED, EXIT_USAGE, EXIT_NOT_SURE, EXIT_JUDGE, EXIT_INTERRUPTED = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    130,
-)
+EXIT_OK, EXIT_NOT_GROUNDED, EXIT_USAGE, EXIT_NOT_SURE, EXIT_JUDGE, EXIT_PARTIAL = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
+#: How many failed records the eval summary names (then it counts the rest).
+_NAMED_FAILURES = 10
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ground", description="Check that RAG answers are grounded in their context."
     )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"ground {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     check = sub.add_parser("check", help="check one answer against its context")
@@ -267,6 +271,12 @@ def _print_text(result: GroundednessResult) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    if args.answer == "-" and "-" in args.context:
+        raise InvalidInputError(
+            "--context - and --answer - cannot both read standard input; "
+            "put the context in a file (--context-file PATH)",
+            field="context",
+        )
     state: dict[str, str | None] = {}
     answer = _read_stdin_once(state) if args.answer == "-" else args.answer
     context = _gather_context(args, state)
@@ -346,21 +356,62 @@ def _unique(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _eval(args: argparse.Namespace) -> int:
-    from .evaluation import format_table, grouped_metrics, read_jsonl, record_outcome, tune_cut
+def _refuse_other_judge(
+    done: dict[str, dict[str, Any]], ident: dict[str, Any], output: Path
+) -> None:
+    """Outcomes of another judge (or other settings) are never reused nor mixed with ours."""
+    for row in done.values():
+        theirs = row.get("judge")
+        if not isinstance(theirs, dict) or theirs.get("key") != ident["key"]:
+            who = (
+                f"{theirs.get('name')} {theirs.get('version')}"
+                if isinstance(theirs, dict)
+                else "an earlier version of ground"
+            )
+            if isinstance(theirs, dict) and theirs.get("name") == ident["name"]:
+                who += " with other settings"
+            raise InvalidInputError(
+                f"{output} holds outcomes of {who}, not of {ident['name']} {ident['version']}; "
+                "pass --fresh to replace them or --output to write elsewhere",
+                field="output",
+            )
 
-    records = list(read_jsonl(args.path))
+
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluation import (
+        format_table,
+        grouped_metrics,
+        input_key,
+        judge_identity,
+        load_records,
+        record_outcome,
+        tune_cut,
+    )
+
+    records, skipped = load_records(args.path)
+    if not records:
+        shown = "; ".join(str(s) for s in skipped[:3])
+        raise InvalidInputError(
+            f"{args.path}: no record to evaluate" + (f" ({shown})" if shown else ""), field="path"
+        )
     if args.limit is not None:
         records = records[: args.limit]
     records = _unique(records)
     output = args.output or args.path.with_suffix(".results.jsonl")
-    if args.fresh and output.exists():
-        output.unlink()
-    done = _load_done(output)
-    todo = [r for r in records if str(r["id"]) not in done]
+    if output.is_dir():
+        raise InvalidInputError(f"{output}: is a directory, expected a file", field="output")
     checker = _make_checker(args, cache_size=0)
     if args.report is not None:
         _report_ready()  # fail before the long run, not after it
+    ident = judge_identity(checker.judge)
+    if args.fresh and output.exists():
+        output.unlink()
+    done = _load_done(output)
+    _refuse_other_judge(done, ident, output)
+    keys = {str(r["id"]): input_key(r) for r in records}
+    # an outcome is reused only for the same content (an edited answer is checked again)
+    todo = [r for r in records if done.get(str(r["id"]), {}).get("input") != keys[str(r["id"])]]
+    stamp = {"name": ident["name"], "version": ident["version"], "key": ident["key"]}
     interrupted = False
     try:
         from tqdm import tqdm
@@ -385,6 +436,7 @@ def _eval(args: argparse.Namespace) -> int:
                     row = record_outcome(record, result)
                 except GroundednessError as exc:
                     row = record_outcome(record, error=exc)
+                row.update(input=keys[str(record["id"])], judge=stamp)
                 fh.write(_row_line(row))
                 fh.flush()
                 done[str(record["id"])] = row
@@ -406,6 +458,15 @@ def _eval(args: argparse.Namespace) -> int:
         )
     )
     print(f"outcomes: {output}")
+    failed = [str(s) for s in skipped] + [
+        f"id {row['id']!r}: {row['error']}" for row in rows if row.get("error")
+    ]
+    if failed:
+        print(f"{len(failed)} record(s) not evaluated:")
+        for line in failed[:_NAMED_FAILURES]:
+            print(f"  {line}")
+        if len(failed) > _NAMED_FAILURES:
+            print(f"  ... and {len(failed) - _NAMED_FAILURES} more")
     if args.report is not None and rows:
         _write_report(args, checker, rows, records)
     if args.baseline:
@@ -430,7 +491,9 @@ def _eval(args: argparse.Namespace) -> int:
                 title=f"lexical baseline, cut {cut:.3f} tuned on this file",
             )
         )
-    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_PARTIAL if failed else EXIT_OK
 
 
 def _report_ready() -> None:
@@ -472,28 +535,40 @@ def _write_report(
     print(f"report: {path}")
 
 
+def _judge_of(row: dict[str, Any]) -> str | None:
+    """``name version`` of the judge an outcome row names (``ground eval`` stamps it)."""
+    stamp = row.get("judge")
+    if isinstance(stamp, dict):
+        return f"{stamp.get('name')} {stamp.get('version')}"
+    return stamp if isinstance(stamp, str) else None
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from .calibration import calibrate
-    from .evaluation import read_jsonl, record_outcome
+    from .evaluation import load_records, read_jsonl, record_outcome
 
-    records = _unique(list(read_jsonl(args.path)))
+    raw = list(read_jsonl(args.path))
     judge = _make_judge(args)
-    if records and all("score" in r and "answer" not in r for r in records):
-        rows = records  # outcomes of `ground eval`: already scored
-        used = {r.get("judge") for r in rows if r.get("judge")}
-        mine = f"{judge.info.name} {judge.info.version}"
+    mine = f"{judge.info.name} {judge.info.version}"
+    rows: list[dict[str, Any]]
+    if raw and all("score" in r and "answer" not in r for r in raw):
+        rows = _unique(raw)  # outcomes of `ground eval`: already scored
+        used = {j for j in map(_judge_of, rows) if j is not None}
         if used and used != {mine}:
             raise InvalidInputError(
-                f"{args.path} holds outcomes of {', '.join(sorted(map(str, used)))}, not of "
+                f"{args.path} holds outcomes of {', '.join(sorted(used))}, not of "
                 f"{mine}; pass the same --judge the outcomes were made with",
                 field="judge",
             )
     else:
         from tqdm import tqdm
 
+        records, skipped = load_records(args.path)
+        for s in skipped[:_NAMED_FAILURES]:
+            print(f"ground: skipped {s}", file=sys.stderr)
         checker = GroundednessChecker(judge, cache_size=0)
         rows = []
-        for record in tqdm(records, unit="rec", disable=args.no_progress, file=sys.stderr):
+        for record in tqdm(_unique(records), unit="rec", disable=args.no_progress, file=sys.stderr):
             try:
                 result = checker.check(
                     record["context"],

@@ -7,6 +7,7 @@ with ``label`` ``grounded`` or ``notGrounded`` and ``spans`` character ranges of
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections import defaultdict
@@ -18,10 +19,15 @@ from typing import Any
 from .errors import InvalidInputError
 
 __all__ = [
+    "LABELS",
     "Metrics",
+    "Skipped",
     "compute_metrics",
     "format_table",
     "grouped_metrics",
+    "input_key",
+    "judge_identity",
+    "load_records",
     "read_jsonl",
     "record_outcome",
     "tune_cut",
@@ -30,6 +36,114 @@ __all__ = [
 
 #: Characters of evidence kept per sentence in an outcome row (enough to read, small on disk).
 _EVIDENCE_CHARS = 400
+
+
+#: The labels an evaluation record may carry.
+LABELS = frozenset({"grounded", "notGrounded"})
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A line of an evaluation file that could not be evaluated, and why."""
+
+    line: int
+    reason: str
+    id: str | None = None
+
+    def __str__(self) -> str:
+        named = f" (id {self.id!r})" if self.id is not None else ""
+        return f"line {self.line}{named}: {self.reason}"
+
+
+def _open_for_reading(path: Path) -> None:
+    if not path.exists():
+        raise InvalidInputError(f"{path}: no such file", field="path")
+    if path.is_dir():
+        raise InvalidInputError(f"{path}: is a directory, expected a JSONL file", field="path")
+
+
+def _problem(record: Any) -> str | None:
+    """Why a parsed line is not an evaluation record (None when it is one)."""
+    if not isinstance(record, dict):
+        return "expected a JSON object"
+    context = record.get("context")
+    if isinstance(context, str):
+        context = [context]
+    if not isinstance(context, list) or not context:
+        return "no context (a list of passages)"
+    if not all(isinstance(c, str) for c in context):
+        return "context must hold strings"
+    if not isinstance(record.get("answer"), str):
+        return "no answer (a string)"
+    if "label" not in record:
+        return "no label (grounded or notGrounded)"
+    if record["label"] not in LABELS:
+        return f"unknown label {record['label']!r} (expected grounded or notGrounded)"
+    return None
+
+
+def load_records(path: str | Path) -> tuple[list[dict[str, Any]], list[Skipped]]:
+    """The evaluation records of a JSONL file, and the lines that are not records.
+
+    A missing file or a directory raises :class:`InvalidInputError` (one line); a line that is
+    not UTF-8, not JSON, or not a record (no context, no answer, no or an unknown label) is
+    returned as :class:`Skipped` with its number, so one bad line does not stop a long run.
+    """
+    path = Path(path)
+    _open_for_reading(path)
+    records: list[dict[str, Any]] = []
+    skipped: list[Skipped] = []
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                skipped.append(Skipped(number, f"not UTF-8 (byte {exc.start})"))
+                continue
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                skipped.append(Skipped(number, f"not valid JSON ({exc.msg})"))
+                continue
+            problem = _problem(record)
+            if problem is not None:
+                rid = record.get("id") if isinstance(record, dict) else None
+                skipped.append(Skipped(number, problem, None if rid is None else str(rid)))
+                continue
+            if isinstance(record["context"], str):
+                record["context"] = [record["context"]]
+            record.setdefault("id", f"line-{number}")
+            records.append(record)
+    return records, skipped
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def input_key(record: dict[str, Any]) -> str:
+    """A digest of what a record asks the judge (context, answer, query, task, domain): a
+    resumed evaluation redoes a record whose content changed since its outcome was written."""
+    return _digest(
+        [
+            record.get("context"),
+            record.get("answer"),
+            record.get("query"),
+            record.get("task", "Summarization"),
+            record.get("domain", "Generic"),
+        ]
+    )
+
+
+def judge_identity(judge: Any) -> dict[str, Any]:
+    """The judge's name, version and settings, and a digest of them (``key``): outcomes of two
+    judges, or of one judge with other settings, are never mixed in one results file."""
+    config = judge.config() if callable(getattr(judge, "config", None)) else {}
+    ident = {"name": judge.name, "version": str(judge.version), "config": config}
+    return {**ident, "key": _digest(ident)}
 
 
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
@@ -75,7 +189,6 @@ def record_outcome(
             for d in result.ungrounded_details
         ],
         latency_ms=result.latency_ms,
-        judge=f"{result.judge.name} {result.judge.version}",
         # What the report shows beside a mistake: each sentence's score, reason and best evidence.
         sentences=[
             {

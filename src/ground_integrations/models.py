@@ -346,15 +346,28 @@ class GroundednessResult(_Model):
         mean = sum(scores) / len(scores) if scores else self.score
         return mean, {"reasons": "".join(reasons)}
 
-    def feedback(self) -> str:
-        """Plain-language feedback naming each ungrounded sentence and why (for regeneration)."""
-        lines = []
-        for s in self.sentences:
-            if s.verdict is not Verdict.GROUNDED:
-                lines.append(f'- "{s.text}": {s.reason or "not supported by the context"}')
-        if not lines:
-            for d in self.ungrounded_details:
-                lines.append(f'- "{d.text}": {d.reason or "not supported by the context"}')
-        if not lines:
+    def feedback(self, max_items: int = 12) -> str:
+        """Plain-language feedback naming each ungrounded sentence and why (for regeneration).
+
+        A sentence the answer repeats is listed once, with how often it occurs (small models
+        loop); at most ``max_items`` are listed, then how many more there are.
+        """
+        items: dict[str, list[Any]] = {}  # normalised text -> [text, reason, count]
+        flagged: list[tuple[str, str | None]] = [
+            (s.text, s.reason) for s in self.sentences if s.verdict is not Verdict.GROUNDED
+        ] or [(d.text, d.reason) for d in self.ungrounded_details]
+        for text, reason in flagged:
+            key = " ".join(text.split()).casefold()
+            if key in items:
+                items[key][2] += 1
+            else:
+                items[key] = [text.strip(), reason or "not supported by the context", 1]
+        if not items:
             return f"The answer was judged {self.verdict.value} as a whole."
+        lines = [
+            f'- "{text}": {reason}' + (f" (repeated {count} times)" if count > 1 else "")
+            for text, reason, count in list(items.values())[:max_items]
+        ]
+        if len(items) > max_items:
+            lines.append(f"- and {len(items) - max_items} more unsupported statements")
         return "These statements are not supported by the context:\n" + "\n".join(lines)

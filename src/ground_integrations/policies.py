@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from . import telemetry
 from .errors import ConfigurationError, EnforceTimeoutError, JudgeError, UngroundedAnswerError
 from .models import Domain, GroundednessResult, Task, Verdict, configuration_error
 
@@ -152,7 +153,20 @@ class Policy(BaseModel):
         error: BaseException | None = None,
         can_regenerate: bool = True,
     ) -> Decision:
-        """The action for this attempt's ``result`` (or for the judge's ``error``)."""
+        """The action for this attempt's ``result`` (or for the judge's ``error``); recorded as
+        a ``groundedness.decision`` event on the current OpenTelemetry span, if any."""
+        decision = self._decide(result, attempt=attempt, error=error, can_regenerate=can_regenerate)
+        telemetry.decision_event(decision, result)
+        return decision
+
+    def _decide(
+        self,
+        result: GroundednessResult | None,
+        *,
+        attempt: int,
+        error: BaseException | None,
+        can_regenerate: bool,
+    ) -> Decision:
         if error is not None or result is None:
             action = Action.BLOCK if self.on_error is OnError.BLOCK else Action.ANNOTATE
             mode = "fail closed" if action is Action.BLOCK else "fail open"

@@ -173,3 +173,65 @@ def test_output_is_capped_per_strategy_in_the_ways_servers_honour(service) -> No
     assert service.requests[-1].body["max_completion_tokens"] == 77  # the caller's cap stays
     with pytest.raises(ConfigurationError, match="max_output_tokens"):
         LLMJudge(model, max_output_tokens=0)
+
+
+class SlowModel(FakeJudgeModel):
+    """A model that takes ``delay`` seconds per call (a slow local server)."""
+
+    delay: float = 3.0
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        import time
+
+        time.sleep(self.delay)
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
+        import asyncio
+
+        await asyncio.sleep(self.delay)
+        return super()._generate(messages, stop, None, **kwargs)
+
+
+def test_a_check_stops_at_its_deadline_with_a_typed_error() -> None:
+    import time
+
+    from ground_integrations import JudgeTimeoutError
+
+    judge = LLMJudge(SlowModel(), method="text", deadline=0.3)
+    checker = GroundednessChecker(judge, cache_size=0)
+    started = time.monotonic()
+    with pytest.raises(JudgeTimeoutError) as info:
+        checker.check([MAUNA_KEA], GOOD)
+    assert time.monotonic() - started < 2.5  # the 3 s call is abandoned, not waited for
+    assert info.value.deadline == 0.3 and not info.value.is_retryable
+    assert "deadline=" in str(info.value)
+
+
+async def test_the_async_check_stops_at_its_deadline() -> None:
+    from ground_integrations import JudgeTimeoutError
+
+    judge = LLMJudge(SlowModel(), method="text", deadline=0.3)
+    with pytest.raises(JudgeTimeoutError) as info:
+        await GroundednessChecker(judge, cache_size=0).acheck([MAUNA_KEA], GOOD)
+    assert info.value.deadline == 0.3
+
+
+def test_within_the_deadline_the_verdict_is_unchanged() -> None:
+    judge = LLMJudge(SlowModel(delay=0.0), method="text", deadline=30)
+    assert GroundednessChecker(judge, cache_size=0).check([MAUNA_KEA], BAD).verdict is (
+        Verdict.NOT_GROUNDED
+    )
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, "10", float("inf")])
+def test_a_bad_deadline_is_refused(bad) -> None:
+    with pytest.raises(ConfigurationError, match="deadline"):
+        LLMJudge(FakeJudgeModel(), deadline=bad)
+
+
+def test_the_deadline_bounds_the_clients_request_timeout(service) -> None:
+    judge = LLMJudge(local_model(service), deadline=42)
+    assert judge._llm.request_timeout == 42
+    mine = ChatOpenAI(base_url=f"{service.url}/v1", api_key=API_KEY, model="m", timeout=7)
+    assert LLMJudge(mine, deadline=42)._llm.request_timeout == 7  # the user's own is kept

@@ -123,7 +123,7 @@ def test_judge_failure_follows_on_error(always_hallucinate) -> None:
 
 def test_missing_context_is_a_clear_error() -> None:
     guard = GroundednessGuard(RunnableLambda(lambda x: {"answer": "text"}))
-    with pytest.raises(InvalidInputError, match="no retrieved context under 'context'"):
+    with pytest.raises(InvalidInputError, match="no retrieved context: nothing under 'context'"):
         guard.invoke({"question": QUESTION})
 
 

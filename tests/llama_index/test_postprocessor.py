@@ -83,3 +83,75 @@ def test_issue11_3_response_policy_is_its_own_object() -> None:
     support = out.source_nodes[0].node
     assert "groundedness_support" in support.excluded_llm_metadata_keys
     assert GroundednessPostprocessor().response_policy.metadata_key == "groundedness"
+
+
+# -- issue 18 point 8: support means something, stays out of the prompt and the embedding ----
+
+
+def _nodes(*texts: str) -> list[NodeWithScore]:
+    return [
+        NodeWithScore(node=TextNode(text=t, metadata={"n": i}), score=0.5)
+        for i, t in enumerate(texts)
+    ]
+
+
+def test_issue18_8_one_shared_word_is_not_full_support() -> None:
+    nodes = _nodes(
+        MAUNA_KEA, "Kea birds live in the mountains of New Zealand.", "Paris has a tower."
+    )
+    post = GroundednessPostprocessor(min_support=0.0)
+    kept = post.postprocess_nodes(nodes, query_str=QUESTION)  # content words: high, mauna, kea
+    support = [k.node.metadata["groundedness_support"] for k in kept]
+    assert support[1] == pytest.approx(1 / 3, abs=1e-3)  # "kea" only: one of three, not 1.0
+    assert support[0] == pytest.approx(2 / 3, abs=1e-3)  # "mauna" and "kea"
+    assert support[2] == 0.0
+    strict = GroundednessPostprocessor(min_support=0.5).postprocess_nodes(nodes, query_str=QUESTION)
+    assert [k.node.metadata["n"] for k in strict] == [0]
+
+
+def test_issue18_8_draft_support_is_the_judges_sentence_score(checker) -> None:
+    draft = "Python was first released in 1991."
+    nodes = _nodes(
+        "Python was created by Guido van Rossum and first released in 1991.",
+        "Kea birds live in New Zealand.",
+    )
+    post = GroundednessPostprocessor(checker=checker, min_support=0.0, draft_answer=draft)
+    kept = post.postprocess_nodes(nodes, query_str="ignored when a draft is set")
+    expected = checker.check([nodes[0].node.get_content()], draft).sentences[0].score
+    assert kept[0].node.metadata["groundedness_support"] == pytest.approx(expected, abs=1e-4)
+    assert kept[1].node.metadata["groundedness_support"] == 0.0  # no evidence in that node
+
+
+async def test_issue18_8_async_filter_matches_sync(checker) -> None:
+    nodes = _nodes(MAUNA_KEA, "Python was released in 1991.")
+    for post in (
+        GroundednessPostprocessor(checker=checker, min_support=0.2),
+        GroundednessPostprocessor(checker=checker, min_support=0.2, draft_answer=GROUNDED),
+    ):
+        sync = post.postprocess_nodes(nodes, query_str=QUESTION)
+        asyn = await post.apostprocess_nodes(nodes, query_str=QUESTION)
+        assert [n.node.metadata for n in sync] == [n.node.metadata for n in asyn]
+
+
+def test_issue18_8_added_metadata_is_hidden_from_llm_and_embedder_and_nodes_are_copies() -> None:
+    from llama_index.core.schema import MetadataMode
+
+    original = TextNode(
+        text=MAUNA_KEA,
+        metadata={"source": "mauna-kea"},
+        excluded_llm_metadata_keys=["internal"],
+        excluded_embed_metadata_keys=["internal"],
+    )
+    before = original.model_dump()
+    kept = GroundednessPostprocessor(min_support=0.0).postprocess_nodes(
+        [NodeWithScore(node=original, score=0.7)], query_str=QUESTION
+    )
+    copy = kept[0].node
+    assert copy is not original and original.model_dump() == before  # never mutated
+    assert copy.metadata["groundedness_support"] > 0 and kept[0].score == 0.7
+    assert copy.excluded_llm_metadata_keys == ["internal", "groundedness_support"]
+    assert copy.excluded_embed_metadata_keys == ["internal", "groundedness_support"]
+    for mode in (MetadataMode.LLM, MetadataMode.EMBED):
+        assert "groundedness_support" not in copy.get_content(mode)
+        assert "mauna-kea" in copy.get_content(mode)
+    assert "groundedness_support" in copy.get_content(MetadataMode.ALL)

@@ -187,6 +187,8 @@ class CrossEncoderJudge(Judge):
         threads: onnxruntime intra-op threads (None: its default).
         always_run_model: run the model on every check (not only uncertain ones), on as many
             sentences as the profile says; slower, for audits that can afford it.
+        index_cache_size: contexts indexed recently are kept for the lexical stage (a
+            regenerate loop or a chat reuses them); 0 indexes every context anew.
     """
 
     name = "cross-encoder"
@@ -199,6 +201,7 @@ class CrossEncoderJudge(Judge):
         batch_size: int = 32,
         threads: int | None = None,
         always_run_model: bool = False,
+        index_cache_size: int = 32,
     ) -> None:
         if model_path is None:
             model_path = bundled_model()
@@ -222,7 +225,7 @@ class CrossEncoderJudge(Judge):
         self.batch_size = batch_size
         self.threads = threads
         self.always_run_model = always_run_model
-        self.heuristic = HeuristicJudge()
+        self.heuristic = HeuristicJudge(index_cache_size=index_cache_size)
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()

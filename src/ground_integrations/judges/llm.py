@@ -1,4 +1,5 @@
-"""LLMJudge: any LangChain chat model as the judge (extra ``[langchain]``).
+"""LLMJudge: any LangChain chat model or LlamaIndex LLM as the judge (extra ``[langchain]`` or
+``[llama-index]``).
 
 Strategies:
 
@@ -22,12 +23,14 @@ too the verdict is ``notSure`` with the raw text kept on the result.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import re
 import secrets
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -52,6 +55,7 @@ from ..models import (
     Verdict,
 )
 from ..text import Span, split_sentences
+from ._http import DEFAULT_DEADLINE
 from .base import Judge, Judgement, Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,6 +72,8 @@ METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "
 MAX_OUTPUT_TOKENS: dict[str, int] = {"batched": 4096, "per_sentence": 512, "scale_1_5": 256}
 _TOKEN_FIELDS = ("max_tokens", "max_completion_tokens", "num_predict", "max_output_tokens")
 #: Errors that say nothing about the request's shape: never a reason to change method.
+#: Request-timeout fields of common chat models (ChatOpenAI, ChatAnthropic...).
+_TIMEOUT_FIELDS = ("request_timeout", "timeout", "default_request_timeout")
 _TRANSIENT = ("timeout", "connection", "ratelimit", "authentication", "permission", "apiconnection")
 
 
@@ -278,18 +284,23 @@ def _message_text(message: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
-def _capped(llm: BaseChatModel, cap: int) -> BaseChatModel:
-    """A copy of ``llm`` with an output cap in the field it has (a cap already set is kept)."""
+def _capped(llm: BaseChatModel, cap: int, deadline: float | None = None) -> BaseChatModel:
+    """A copy of ``llm`` with an output cap in the field it has and, when a deadline is set, a
+    request timeout no longer than it (values the user set on the model are kept)."""
     fields = type(llm).model_fields
+    update: dict[str, Any] = {}
     name = next((f for f in _TOKEN_FIELDS if f in fields), None)
-    if name is None or getattr(llm, name, None) is not None:
-        return llm
-    update: dict[str, Any] = {name: cap}
-    base = getattr(llm, "openai_api_base", None)
-    if "extra_body" in fields and isinstance(base, str) and "api.openai.com" not in base:
-        # OpenAI-compatible servers (llama.cpp, vLLM...) that ignore max_completion_tokens.
-        update["extra_body"] = {"max_tokens": cap, **(getattr(llm, "extra_body", None) or {})}
-    return llm.model_copy(update=update)
+    if name is not None and getattr(llm, name, None) is None:
+        update[name] = cap
+        base = getattr(llm, "openai_api_base", None)
+        if "extra_body" in fields and isinstance(base, str) and "api.openai.com" not in base:
+            # OpenAI-compatible servers (llama.cpp, vLLM...) that ignore max_completion_tokens.
+            extra = getattr(llm, "extra_body", None) or {}
+            update["extra_body"] = {"max_tokens": cap, **extra}
+    timeout = next((f for f in _TIMEOUT_FIELDS if f in fields), None)
+    if deadline is not None and timeout is not None and getattr(llm, timeout, None) is None:
+        update[timeout] = deadline
+    return llm.model_copy(update=update) if update else llm
 
 
 def _status(exc: BaseException) -> int | None:
@@ -317,10 +328,14 @@ def _rejected(exc: BaseException) -> bool:
 
 
 class LLMJudge(Judge):
-    """A LangChain chat model as the judge.
+    """A LangChain chat model or a LlamaIndex LLM as the judge.
 
     Args:
-        llm: any ``BaseChatModel`` (ChatOpenAI, AzureChatOpenAI, ChatOllama, ChatUpstage, ...).
+        llm: any LangChain ``BaseChatModel`` (ChatOpenAI, AzureChatOpenAI, ChatOllama,
+            ChatUpstage, ...) or LlamaIndex ``llama_index.core.llms.LLM`` (``Settings.llm``,
+            ``OpenAI``, ``Ollama``...). Same prompts and parsing for both; a LlamaIndex LLM
+            offers ``"function_calling"`` structured output when its metadata says it is a
+            function-calling model (through ``as_structured_llm``), and ``"text"`` always.
         strategy: ``"batched"`` (default), ``"per_sentence"`` or ``"scale_1_5"``.
         prompts: templates (see :class:`LLMJudgePrompts`); their version is recorded in the
             result's ``judge.version``.
@@ -338,6 +353,11 @@ class LLMJudge(Judge):
             has (``max_tokens``, ``num_predict``...); for an OpenAI-compatible server other than
             OpenAI's it is also sent as ``max_tokens`` in the body, which servers such as
             llama.cpp honour when they ignore ``max_completion_tokens``.
+        deadline: seconds for one check, every call, repair and method fallback included
+            (default 120; None: no limit). When it runs out the check raises
+            :class:`JudgeTimeoutError` with ``deadline`` set (not retryable: the budget is
+            spent). The model's own request timeout, where it has one and you left it unset,
+            is set to the deadline too, so an abandoned call does not run on.
     """
 
     name = "llm"
@@ -345,7 +365,7 @@ class LLMJudge(Judge):
 
     def __init__(
         self,
-        llm: BaseChatModel,
+        llm: BaseChatModel | Any,
         *,
         strategy: Strategy = "batched",
         prompts: LLMJudgePrompts | None = None,
@@ -353,15 +373,26 @@ class LLMJudge(Judge):
         max_concurrency: int = 4,
         method: Method | Literal["auto"] = "auto",
         max_output_tokens: int | None = None,
+        deadline: float | None = DEFAULT_DEADLINE,
     ) -> None:
-        try:
-            from langchain_core.language_models import BaseChatModel
-        except ImportError as exc:  # pragma: no cover
-            raise MissingDependencyError("langchain-core", "langchain") from exc
-        if not isinstance(llm, BaseChatModel):
-            raise ConfigurationError(
-                f"llm must be a LangChain BaseChatModel, got {type(llm).__name__}"
-            )
+        # a LlamaIndex LLM goes through an adapter (imported only then: the core never imports
+        # llama_index); anything else must be a LangChain chat model
+        from ._llama_llm import LlamaIndexChatModel, is_llama_index_llm
+
+        self._backend: LlamaIndexChatModel | None = None
+        llama_index = is_llama_index_llm(llm)
+        if llama_index:
+            LlamaIndexChatModel(llm)  # checks the type before anything else
+        else:
+            try:
+                from langchain_core.language_models import BaseChatModel
+            except ImportError as exc:  # pragma: no cover
+                raise MissingDependencyError("langchain-core", "langchain") from exc
+            if not isinstance(llm, BaseChatModel):
+                raise ConfigurationError(
+                    "llm must be a LangChain BaseChatModel or a LlamaIndex LLM "
+                    f"(llama_index.core.llms.LLM), got {type(llm).__name__}"
+                )
         if strategy not in ("batched", "per_sentence", "scale_1_5"):
             raise ConfigurationError(
                 f"strategy must be 'batched', 'per_sentence' or 'scale_1_5', got {strategy!r}"
@@ -376,6 +407,16 @@ class LLMJudge(Judge):
             raise ConfigurationError(
                 f"max_output_tokens must be a positive int, got {max_output_tokens!r}"
             )
+        if deadline is not None and (
+            isinstance(deadline, bool)
+            or not isinstance(deadline, int | float)
+            or not deadline > 0
+            or deadline == float("inf")
+        ):
+            raise ConfigurationError(
+                f"deadline must be a positive number of seconds or None, got {deadline!r}"
+            )
+        self.deadline = None if deadline is None else float(deadline)
         self.max_output_tokens = max_output_tokens or MAX_OUTPUT_TOKENS[strategy]
         self.llm = llm
         self.strategy: Strategy = strategy
@@ -385,8 +426,12 @@ class LLMJudge(Judge):
             raise ConfigurationError(
                 f"method must be 'auto' or one of {', '.join(map(repr, METHODS))}, got {method!r}"
             )
-        llm = _capped(llm, self.max_output_tokens)
-        self._llm = llm
+        capped = _capped(llm, self.max_output_tokens, self.deadline)
+        # what plain-text calls go to: the capped model, or the adapter around it
+        self._llm: Any = capped
+        if llama_index:
+            self._backend = LlamaIndexChatModel(capped)
+            self._llm = self._backend
         if strategy == "scale_1_5" or structured is False:
             wanted: tuple[str, ...] = ("text",)
         elif method != "auto":
@@ -395,14 +440,18 @@ class LLMJudge(Judge):
             wanted = METHODS if structured is None else METHODS[:-1]
         self._methods: list[tuple[str, Any]] = []
         for name in wanted:
-            runnable = self._runnable(llm, name)
+            runnable = (
+                self._backend.runnable(name)
+                if self._backend is not None
+                else self._runnable(capped, name)
+            )
             if runnable is not None:
                 self._methods.append((name, runnable))
         if not self._methods and structured is None and method == "auto":
-            self._methods.append(("text", llm))
+            self._methods.append(("text", self._llm))
         if not self._methods:
             raise ConfigurationError(
-                f"{type(llm).__name__} has no structured output method "
+                f"{type(self.llm).__name__} has no structured output method "
                 f"{' / '.join(wanted)}; pass method='text' (or structured=False)"
             )
         self._method_option = method
@@ -462,6 +511,7 @@ class LLMJudge(Judge):
             "max_concurrency": self.max_concurrency,
             "method": self._method_option,
             "max_output_tokens": self.max_output_tokens,
+            "deadline": self.deadline,
         }
 
     # -- prompts (pure) -------------------------------------------------------------------
@@ -496,9 +546,31 @@ class LLMJudge(Judge):
         offset: int = 0,
         tag_id: str | None = None,
     ) -> list[BaseMessage]:
-        """The chat messages for one call (public so they can be inspected and tested)."""
+        """The chat messages for one call, as LangChain messages (public so they can be
+        inspected and tested; a LlamaIndex LLM gets the same turns as ``ChatMessage``)."""
         from langchain_core.messages import HumanMessage, SystemMessage
 
+        kinds = {"system": SystemMessage, "human": HumanMessage}
+        turns = self._turns(request, sentences, offset=offset, tag_id=tag_id)
+        return [kinds[role](text) for role, text in turns]
+
+    def _prompt(
+        self, request: GroundednessRequest, sentences: Sequence[Span] | None = None, offset: int = 0
+    ) -> list[Any]:
+        """The messages for one call, in the model's own type."""
+        if self._backend is not None:
+            return list(self._backend.messages(self._turns(request, sentences, offset=offset)))
+        return list(self.messages(request, sentences, offset=offset))
+
+    def _turns(
+        self,
+        request: GroundednessRequest,
+        sentences: Sequence[Span] | None = None,
+        *,
+        offset: int = 0,
+        tag_id: str | None = None,
+    ) -> list[tuple[str, str]]:
+        """The (role, text) turns of one call: a system and a human turn."""
         tag_id = tag_id or secrets.token_hex(4)
         system = self._system(request, tag_id)
         # The rule also opens the human message: some chat formats drop system messages.
@@ -511,16 +583,16 @@ class LLMJudge(Judge):
                 f"</statement-{tag_id}>"
             )
             return [
-                SystemMessage(system),
-                HumanMessage(f"{data}\n\n{answer}\n\n{self.prompts.scale_1_5}"),
+                ("system", system),
+                ("human", f"{data}\n\n{answer}\n\n{self.prompts.scale_1_5}"),
             ]
         instruction = (
             self.prompts.batched if self.strategy == "batched" else self.prompts.per_sentence
         )
         statements = self._statements(sentences or [], tag_id, offset)
         return [
-            SystemMessage(system),
-            HumanMessage(f"{data}\n\n{statements}\n\n{instruction.format()}"),
+            ("system", system),
+            ("human", f"{data}\n\n{statements}\n\n{instruction.format()}"),
         ]
 
     # -- parsing (pure) -------------------------------------------------------------------
@@ -625,10 +697,12 @@ class LLMJudge(Judge):
 
     # -- calls ----------------------------------------------------------------------------
 
-    def _repair_messages(self, messages: list[BaseMessage], raw: str) -> list[BaseMessage]:
+    def _repair_messages(self, messages: list[Any], raw: str) -> list[Any]:
+        ask = self.prompts.repair_scale if self.strategy == "scale_1_5" else self.prompts.repair
+        if self._backend is not None:
+            return [*messages, *self._backend.messages([("ai", raw), ("human", ask.format())])]
         from langchain_core.messages import AIMessage, HumanMessage
 
-        ask = self.prompts.repair_scale if self.strategy == "scale_1_5" else self.prompts.repair
         return [*messages, AIMessage(raw), HumanMessage(ask.format())]
 
     def _fall_back(self, tried: int, exc: Exception) -> bool:
@@ -641,7 +715,7 @@ class LLMJudge(Judge):
                 self._current = tried + 1
         return True
 
-    def _call(self, messages: list[BaseMessage]) -> Any:
+    def _call(self, messages: list[Any]) -> Any:
         while True:
             tried = self._current
             try:
@@ -650,7 +724,7 @@ class LLMJudge(Judge):
                 if not self._fall_back(tried, exc):
                     raise
 
-    async def _acall(self, messages: list[BaseMessage]) -> Any:
+    async def _acall(self, messages: list[Any]) -> Any:
         while True:
             tried = self._current
             try:
@@ -662,7 +736,7 @@ class LLMJudge(Judge):
     def _assess(
         self, request: GroundednessRequest, spans: Sequence[Span], offset: int
     ) -> list[SentenceAssessment]:
-        messages = self.messages(request, spans, offset=offset)
+        messages = self._prompt(request, spans, offset)
         try:
             return self._parse_assessments(request, self._call(messages))
         except _Unparsed as first:
@@ -673,7 +747,7 @@ class LLMJudge(Judge):
     async def _aassess(
         self, request: GroundednessRequest, spans: Sequence[Span], offset: int
     ) -> list[SentenceAssessment]:
-        messages = self.messages(request, spans, offset=offset)
+        messages = self._prompt(request, spans, offset)
         try:
             return self._parse_assessments(request, await self._acall(messages))
         except _Unparsed as first:
@@ -681,11 +755,44 @@ class LLMJudge(Judge):
                 request, await self._acall(self._repair_messages(messages, first.raw))
             )
 
+    def _deadline_error(self) -> JudgeTimeoutError:
+        return JudgeTimeoutError(
+            f"{self.name}: no verdict within the deadline of {self.deadline:g}s for this check "
+            "(every call, repair and fallback included); raise deadline=..., lower "
+            "max_output_tokens, or use a faster model",
+            judge=self.name,
+            deadline=self.deadline,
+        )
+
     def judge(self, request: GroundednessRequest) -> Judgement:
+        if self.deadline is None:
+            return self._judge(request)
+        # the work runs in a worker thread (with the caller's context, so tracing callbacks
+        # keep their parent run) and the caller waits at most the deadline for it
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-judge")
+        try:
+            future = pool.submit(contextvars.copy_context().run, self._judge, request)
+            try:
+                return future.result(timeout=self.deadline)
+            except FutureTimeout:
+                future.cancel()
+                raise self._deadline_error() from None
+        finally:
+            pool.shutdown(wait=False)
+
+    async def ajudge(self, request: GroundednessRequest) -> Judgement:
+        if self.deadline is None:
+            return await self._ajudge(request)
+        try:
+            return await asyncio.wait_for(self._ajudge(request), self.deadline)
+        except asyncio.TimeoutError:
+            raise self._deadline_error() from None
+
+    def _judge(self, request: GroundednessRequest) -> Judgement:
         spans = split_sentences(request.answer) or [Span(0, len(request.answer), request.answer)]
         try:
             if self.strategy == "scale_1_5":
-                messages = self.messages(request)
+                messages = self._prompt(request)
                 reply = self._llm.invoke(messages)
                 try:
                     rating, reason = self._parse_scale(request, reply)
@@ -703,11 +810,11 @@ class LLMJudge(Judge):
         except _Unparsed as exc:
             return self._not_sure(exc.raw)
 
-    async def ajudge(self, request: GroundednessRequest) -> Judgement:
+    async def _ajudge(self, request: GroundednessRequest) -> Judgement:
         spans = split_sentences(request.answer) or [Span(0, len(request.answer), request.answer)]
         try:
             if self.strategy == "scale_1_5":
-                messages = self.messages(request)
+                messages = self._prompt(request)
                 reply = await self._llm.ainvoke(messages)
                 try:
                     rating, reason = self._parse_scale(request, reply)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,19 @@ from .base import Judge, Judgement, Thresholds
 __all__ = ["DEFAULT_NLI_MODEL", "NLIJudge"]
 
 DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-xsmall"
+#: What this judge imports to run (the ``[nli]`` extra).
+REQUIRES = ("torch", "transformers")
+
+
+def _missing() -> list[str]:
+    return [name for name in REQUIRES if find_spec(name) is None]
+
+
+def _require() -> None:
+    """Raise :class:`MissingDependencyError` naming what is missing and the ``[nli]`` extra."""
+    missing = _missing()
+    if missing:
+        raise MissingDependencyError(" and ".join(missing), "nli")
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,10 @@ class NLIJudge(Judge):
         batch_size: premise/hypothesis pairs per forward pass.
         max_length: tokens per pair (longer pairs are truncated, premise first).
         chunk_chars: context window size in characters (whole sentences).
+
+    Without torch or transformers, building the judge raises :class:`MissingDependencyError`
+    naming what is missing and the ``[nli]`` extra (nothing heavy is imported until the first
+    check; only their presence is looked up).
     """
 
     name = "nli"
@@ -93,6 +111,7 @@ class NLIJudge(Judge):
         chunk_chars: int = 1_200,
         overlap_sentences: int = 1,
     ) -> None:
+        _require()
         if batch_size < 1 or max_length < 16 or chunk_chars < 50:
             raise ConfigurationError(
                 "batch_size >= 1, max_length >= 16 and chunk_chars >= 50, please"
@@ -135,7 +154,8 @@ class NLIJudge(Judge):
                 import torch
                 from transformers import AutoModelForSequenceClassification, AutoTokenizer
             except ImportError as exc:
-                raise MissingDependencyError("transformers and torch", "nli") from exc
+                missing = _missing() or ["transformers and torch"]
+                raise MissingDependencyError(" and ".join(missing), "nli") from exc
             try:
                 tokenizer = AutoTokenizer.from_pretrained(self.model_name, local_files_only=True)
                 model = AutoModelForSequenceClassification.from_pretrained(
@@ -166,9 +186,9 @@ class NLIJudge(Judge):
 
     def entailment(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """Entailment probability of each (premise, hypothesis) pair, batched."""
+        tokenizer, model, label, device = self._load()  # first: it says what is missing
         import torch
 
-        tokenizer, model, label, device = self._load()
         out: list[float] = []
         with torch.inference_mode():
             for i in range(0, len(pairs), self.batch_size):

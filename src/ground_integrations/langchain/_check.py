@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
+from langchain_core.documents import Document
+from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ..checker import GroundednessChecker
 from ..errors import InvalidInputError
@@ -50,6 +53,30 @@ class GroundednessCheck(RunnableSerializable[dict[str, Any], GroundednessResult]
         except ValidationError as exc:
             raise configuration_error(type(self).__name__, exc) from None
 
+    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The input dict, with this check's key names."""
+        fields: dict[str, Any] = {
+            self.context_key: (
+                str | Document | list[str | Document | dict[str, Any]],
+                Field(description="the retrieved passages"),
+            ),
+            self.answer_key: (str | BaseMessage, Field(description="the generated answer")),
+            self.query_key: (str | None, Field(None, description="the user's question")),
+        }
+        return create_model(
+            "GroundednessCheckInput", __config__=ConfigDict(arbitrary_types_allowed=True), **fields
+        )
+
+    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        return GroundednessResult
+
+    def _event(self, result: GroundednessResult) -> dict[str, Any]:
+        return {
+            "verdict": result.verdict.value,
+            "score": result.score,
+            "result": result.model_dump(mode="json"),
+        }
+
     def _args(self, value: dict[str, Any]) -> tuple[list[str], str, str | None, dict[str, Any]]:
         if not isinstance(value, dict):
             raise InvalidInputError(
@@ -73,7 +100,9 @@ class GroundednessCheck(RunnableSerializable[dict[str, Any], GroundednessResult]
         self, value: dict[str, Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> GroundednessResult:
         context, answer, query, kwargs = self._args(value)
-        return self.checker.check(context, answer, query, **kwargs)
+        result = self.checker.check(context, answer, query, **kwargs)
+        dispatch_custom_event("groundedness_result", self._event(result), config=config)
+        return result
 
     async def _acheck(
         self,
@@ -82,7 +111,9 @@ class GroundednessCheck(RunnableSerializable[dict[str, Any], GroundednessResult]
         config: RunnableConfig,
     ) -> GroundednessResult:
         context, answer, query, kwargs = self._args(value)
-        return await self.checker.acheck(context, answer, query, **kwargs)
+        result = await self.checker.acheck(context, answer, query, **kwargs)
+        await adispatch_custom_event("groundedness_result", self._event(result), config=config)
+        return result
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any

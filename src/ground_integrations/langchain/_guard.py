@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
+import warnings
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal
+from uuid import UUID
 
-from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForChainRun,
+    BaseCallbackHandler,
+    CallbackManagerForChainRun,
+)
+from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
+from langchain_core.documents import Document
+from langchain_core.messages import HumanMessage
+from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ..checker import GroundednessChecker
 from ..errors import InvalidInputError
@@ -32,6 +42,63 @@ from ._convert import (
     with_answer,
 )
 
+#: The custom callback event a guard emits with its outcome (``astream_events`` shows it as
+#: ``on_custom_event`` with this name; LangSmith and Langfuse record it on the guard's run).
+RESULT_EVENT = "groundedness_result"
+
+
+class FeedbackWarning(UserWarning):
+    """A guard cannot tell the chain what was wrong, so it will not regenerate."""
+
+
+class _Retrieved(BaseCallbackHandler):
+    """Collects the documents that retrievers return inside one guarded run."""
+
+    run_inline = True
+
+    def __init__(self) -> None:
+        self.documents: list[Document] = []
+
+    def on_retriever_end(
+        self, documents: Sequence[Document], *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        seen = {(d.page_content, d.id) for d in self.documents}
+        self.documents.extend(d for d in documents if (d.page_content, d.id) not in seen)
+
+
+def _with_handler(config: RunnableConfig, handler: BaseCallbackHandler) -> RunnableConfig:
+    """``config`` with ``handler`` added to its callbacks (inherited by every child run)."""
+    callbacks = config.get("callbacks")
+    if callbacks is None:
+        return {**config, "callbacks": [handler]}
+    if isinstance(callbacks, list):
+        return {**config, "callbacks": [*callbacks, handler]}
+    manager = callbacks.copy()
+    manager.add_handler(handler, inherit=True)
+    return {**config, "callbacks": manager}
+
+
+def feedback_slot(chain: Runnable[Any, Any], key: str) -> Literal["text", "messages"] | None:
+    """How the prompts inside ``chain`` take ``key``: as text (``{feedback}``), as messages
+    (``MessagesPlaceholder("feedback")``), or not at all (None)."""
+    found: Literal["text", "messages"] | None = None
+    for node in chain.get_graph().nodes.values():
+        prompt = node.data
+        if not isinstance(prompt, BasePromptTemplate):
+            continue
+        if isinstance(prompt, ChatPromptTemplate) and any(
+            isinstance(m, MessagesPlaceholder) and m.variable_name == key for m in prompt.messages
+        ):
+            return "messages"
+        if key in (*prompt.input_variables, *prompt.optional_variables, *prompt.partial_variables):
+            found = "text"
+    return found
+
+
+def _has_prompt(chain: Runnable[Any, Any]) -> bool:
+    return any(isinstance(n.data, BasePromptTemplate) for n in chain.get_graph().nodes.values())
+
+
 DEFAULT_FEEDBACK_TEMPLATE = (
     "Your previous answer was not supported by the retrieved context.\n{feedback}\n"
     "Answer again using only information stated in the context."
@@ -51,8 +118,21 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
       with its context (``{"answer": ..., "context": [Document, ...]}``): annotate or block.
 
     The answer is found under ``answer_key`` of a dict output, or is the output itself (str or
-    message). The context is the output's ``context_key``, else the input's. The query is
-    ``query_key`` (default: ``query`` / ``question`` / ``input``, or a str input).
+    message). The context is the output's ``context_key``, else the input's, else the documents
+    that retrievers returned inside the wrapped chain's run (found through LangChain's callbacks,
+    as tracing finds them): the tutorial chain
+    ``{"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt | llm``
+    can be guarded as it is. The query is ``query_key`` (default: ``query`` / ``question`` /
+    ``input``, or a str input).
+
+    Regeneration must tell the model what was wrong: the guard looks for ``feedback_key`` in
+    the wrapped chain's prompts, as a ``{feedback}`` variable (the feedback text) or a
+    ``MessagesPlaceholder("feedback")`` (the feedback as a human message; ``feedback_slot``
+    forces either). If no prompt takes it, or the input is not a dict, it never retries blind:
+    it warns once, saying how to fix it, and applies the policy's ``on_exhausted`` action.
+
+    Every outcome is also a custom callback event named ``groundedness_result`` (verdict,
+    score, action, attempts and the full result), which ``astream_events`` and tracing show.
 
     Outcomes keep the output's type: annotate adds ``metadata_key`` to a dict or to a
     message's ``response_metadata`` (optionally with inline ``markers``); block raises
@@ -81,6 +161,13 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     annotate_grounded: bool = Field(True, description="Attach the result to grounded answers too.")
     metadata_key: str = "groundedness"
     streaming: Literal["buffer", "sentence"] = "buffer"
+    feedback_slot: Literal["auto", "text", "messages"] = Field(
+        "auto",
+        description="How the wrapped chain takes the feedback: found in its prompts (auto), "
+        "as text, or as a list of messages.",
+    )
+    _slot: Literal["text", "messages"] | None = PrivateAttr(None)
+    _warned: bool = PrivateAttr(False)
 
     def __init__(self, chain: Runnable[Any, Any] | None = None, /, **kwargs: Any) -> None:
         if chain is not None:
@@ -89,13 +176,57 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             super().__init__(**kwargs)
         except ValidationError as exc:
             raise configuration_error(type(self).__name__, exc) from None
+        if self.chain is None:
+            return
+        if self.feedback_slot != "auto":
+            self._slot = self.feedback_slot
+            return
+        self._slot = feedback_slot(self.chain, self.feedback_key)
+        if self._slot is None and _has_prompt(self.chain) and self._may_regenerate():
+            self._warn(
+                f"none of the chain's prompts has a {{{self.feedback_key}}} variable, so a "
+                "regeneration could not tell the model what was wrong"
+            )
+
+    def _may_regenerate(self) -> bool:
+        return Action.REGENERATE in (self.policy.on_not_grounded, self.policy.on_not_sure)
+
+    def _warn(self, why: str) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        warnings.warn(
+            f"GroundednessGuard: {why}. Add {{{self.feedback_key}}} to the prompt (for "
+            f'example ("system", "...{{{self.feedback_key}}}")) or '
+            f'MessagesPlaceholder("{self.feedback_key}", optional=True), and make the chain '
+            "take a dict input; until then an ungrounded answer is not regenerated and the "
+            f"policy's on_exhausted action ({self.policy.on_exhausted.value}) applies.",
+            FeedbackWarning,
+            stacklevel=3,
+        )
+
+    # -- schemas ------------------------------------------------------------------------------
+
+    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The wrapped chain's input schema."""
+        if self.chain is None:
+            return super().get_input_schema(config)  # type: ignore[return-value]
+        return self.chain.get_input_schema(config)  # type: ignore[return-value]
+
+    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The wrapped chain's output schema."""
+        if self.chain is None:
+            return super().get_output_schema(config)  # type: ignore[return-value]
+        return self.chain.get_output_schema(config)  # type: ignore[return-value]
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
         return super().get_name(suffix, name=name or "GroundednessGuard")
 
     # -- locating the answer, the context and the query --------------------------------------
 
-    def _locate(self, output: Any, original: Any) -> tuple[str, list[str], str | None]:
+    def _locate(
+        self, output: Any, original: Any, retrieved: Sequence[Document] = ()
+    ) -> tuple[str, list[str], str | None]:
         if isinstance(output, Mapping):
             if self.answer_key not in output:
                 raise InvalidInputError(
@@ -111,11 +242,15 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
                 context = context_passages(source[self.context_key], field=self.context_key)
                 break
         else:
-            raise InvalidInputError(
-                f"no retrieved context under {self.context_key!r} in the chain's output or input; "
-                "return it from the chain (e.g. RunnablePassthrough.assign) or set context_key.",
-                field=self.context_key,
-            )
+            if not retrieved:
+                raise InvalidInputError(
+                    f"no retrieved context: nothing under {self.context_key!r} in the chain's "
+                    "output or input, and no retriever ran inside the guarded chain; wrap the "
+                    "chain that retrieves (GroundednessGuard(chain)), return the documents from "
+                    "it (e.g. RunnablePassthrough.assign), or set context_key.",
+                    field=self.context_key,
+                )
+            context = context_passages(list(retrieved), field=self.context_key)
         return answer, context, find_query(output, original, self.query_key)
 
     def _request(self, context: list[str], answer: str, query: str | None) -> dict[str, Any]:
@@ -133,14 +268,24 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
 
     def _first_input(self, value: Any) -> Any:
         if isinstance(value, Mapping) and self.feedback_key not in value:
-            return {**value, self.feedback_key: ""}
+            return {**value, self.feedback_key: [] if self._slot == "messages" else ""}
         return value
 
     def _retry_input(self, value: Any, feedback: str) -> Any:
-        return {**value, self.feedback_key: self.feedback_template.format(feedback=feedback)}
+        text = self.feedback_template.format(feedback=feedback)
+        return {
+            **value,
+            self.feedback_key: [HumanMessage(text)] if self._slot == "messages" else text,
+        }
 
     def _can_regenerate(self, value: Any) -> bool:
-        return self.chain is not None and isinstance(value, Mapping)
+        if self.chain is None or self._slot is None:
+            return False
+        if not isinstance(value, Mapping):
+            if self._may_regenerate():
+                self._warn(f"the chain's input is a {type(value).__name__}, not a dict")
+            return False
+        return True
 
     @staticmethod
     def _attempt_config(config: RunnableConfig, attempt: int) -> RunnableConfig:
@@ -175,27 +320,53 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             return with_answer(output, self.answer_key, self.policy.fallback_message)
         return self._shape(output, enforced)
 
-    def _regenerated(self, value: Any, output: Any) -> Regeneration:
-        answer, context, _ = self._locate(output, value)
+    def _regenerated(
+        self, value: Any, output: Any, retrieved: Sequence[Document] = ()
+    ) -> Regeneration:
+        answer, context, _ = self._locate(output, value, retrieved)
         return Regeneration(answer, context=context, payload=output)
+
+    def _run_chain(self, value: Any, config: RunnableConfig, attempt: int) -> tuple[Any, list[Any]]:
+        """The wrapped chain's output for one attempt, and the documents retrieved in it."""
+        assert self.chain is not None
+        seen = _Retrieved()
+        output = self.chain.invoke(
+            value, _with_handler(self._attempt_config(config, attempt), seen)
+        )
+        return output, seen.documents
+
+    async def _arun_chain(
+        self, value: Any, config: RunnableConfig, attempt: int
+    ) -> tuple[Any, list[Any]]:
+        assert self.chain is not None
+        seen = _Retrieved()
+        config = _with_handler(self._attempt_config(config, attempt), seen)
+        return await self.chain.ainvoke(value, config), seen.documents
 
     def _regenerate(
         self, value: Any, config: RunnableConfig, feedback: str, attempt: int
     ) -> Regeneration:
-        assert self.chain is not None  # only called when _can_regenerate
-        retry = self._retry_input(value, feedback)
-        return self._regenerated(
-            value, self.chain.invoke(retry, self._attempt_config(config, attempt))
-        )
+        output, retrieved = self._run_chain(self._retry_input(value, feedback), config, attempt)
+        return self._regenerated(value, output, retrieved)
 
     async def _aregenerate(
         self, value: Any, config: RunnableConfig, feedback: str, attempt: int
     ) -> Regeneration:
-        assert self.chain is not None  # only called when _can_regenerate
         retry = self._retry_input(value, feedback)
-        return self._regenerated(
-            value, await self.chain.ainvoke(retry, self._attempt_config(config, attempt))
-        )
+        output, retrieved = await self._arun_chain(retry, config, attempt)
+        return self._regenerated(value, output, retrieved)
+
+    @staticmethod
+    def _event(enforced: Enforced) -> dict[str, Any]:
+        result = enforced.result
+        return {
+            "verdict": result.verdict.value if result is not None else None,
+            "score": result.score if result is not None else None,
+            "action": enforced.decision.action.value,
+            "attempts": len(enforced.attempts),
+            "error": enforced.decision.error,
+            "result": result.model_dump(mode="json") if result is not None else None,
+        }
 
     # -- invoke / ainvoke ---------------------------------------------------------------------
 
@@ -203,8 +374,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
         first = self._first_input(value)
-        output = self.chain.invoke(first, self._attempt_config(config, 0)) if self.chain else value
-        answer, context, query = self._locate(output, value)
+        output, retrieved = self._run_chain(first, config, 0) if self.chain else (value, [])
+        answer, context, query = self._locate(output, value, retrieved)
         regenerate = (
             partial(self._regenerate, value, config) if self._can_regenerate(value) else None
         )
@@ -216,18 +387,15 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             raise_on_block=False,
             **self._request(context, answer, query),
         )
+        dispatch_custom_event(RESULT_EVENT, self._event(enforced), config=config)
         return self._outcome(enforced)
 
     async def _ainvoke(
         self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
         first = self._first_input(value)
-        output = (
-            await self.chain.ainvoke(first, self._attempt_config(config, 0))
-            if self.chain
-            else value
-        )
-        answer, context, query = self._locate(output, value)
+        output, retrieved = await self._arun_chain(first, config, 0) if self.chain else (value, [])
+        answer, context, query = self._locate(output, value, retrieved)
         regenerate = (
             partial(self._aregenerate, value, config) if self._can_regenerate(value) else None
         )
@@ -239,6 +407,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             raise_on_block=False,
             **self._request(context, answer, query),
         )
+        await adispatch_custom_event(RESULT_EVENT, self._event(enforced), config=config)
         return self._outcome(enforced)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:

@@ -18,8 +18,9 @@ from ._convert import context_passages
 class GroundednessCheckInput(BaseModel):
     """Input of the groundedness_check tool."""
 
-    context: str | list[Document] = Field(
-        description="The retrieved context the answer must be supported by."
+    context: str | list[str | Document] = Field(
+        description="The retrieved context the answer must be supported by: a text, or a "
+        "list of passages."
     )
     answer: str = Field(description="The answer to check against the context.")
 
@@ -47,7 +48,7 @@ class GroundednessCheckTool(BaseTool):
 
     def _run(
         self,
-        context: str | list[Document],
+        context: str | list[str | Document],
         answer: str,
         run_manager: CallbackManagerForToolRun | None = None,
     ) -> tuple[str, GroundednessResult]:
@@ -59,7 +60,7 @@ class GroundednessCheckTool(BaseTool):
 
     async def _arun(
         self,
-        context: str | list[Document],
+        context: str | list[str | Document],
         answer: str,
         run_manager: AsyncCallbackManagerForToolRun | None = None,
     ) -> tuple[str, GroundednessResult]:

@@ -85,6 +85,34 @@ class GroundedQueryEngine(BaseQueryEngine):
         self._template = feedback_template
         super().__init__(callback_manager or getattr(query_engine, "callback_manager", None))
 
+    @classmethod
+    def from_defaults(
+        cls,
+        query_engine: BaseQueryEngine | None = None,
+        *,
+        retriever: Any = None,
+        llm: Any = None,
+        checker: GroundednessChecker | None = None,
+        judge: Any = None,
+        judge_llm: Any = None,
+        judge_settings: dict[str, Any] | None = None,
+        policy: Policy | None = None,
+        **engine_kwargs: Any,
+    ) -> GroundedQueryEngine:
+        """The LlamaIndex way: wrap ``query_engine``, or build a ``RetrieverQueryEngine`` over
+        ``retriever`` (``llm`` and ``engine_kwargs`` go to its ``from_args``). The checker is
+        ``checker``, else ``judge`` by name or instance with ``judge_settings``;
+        ``judge="llm"`` without ``judge_llm`` judges with ``Settings.llm``."""
+        from ._defaults import default_checker, default_query_engine
+
+        return cls(
+            default_query_engine(query_engine, retriever, llm, engine_kwargs),
+            checker=default_checker(
+                checker, judge=judge, llm=judge_llm, judge_settings=judge_settings
+            ),
+            policy=policy,
+        )
+
     @property
     def postprocessor(self) -> GroundednessPostprocessor:
         return self._post

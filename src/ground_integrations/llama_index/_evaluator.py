@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
@@ -10,7 +10,9 @@ from llama_index.core.prompts.mixin import PromptDictType
 
 from ..checker import GroundednessChecker
 from ..errors import JudgeError
+from ..judges.base import Judge
 from ..models import Domain, GroundednessResult, Task, Verdict
+from ._defaults import default_checker
 from ._events import dispatcher, emit_check
 
 # RetryQueryEngine's FeedbackQueryTransformation appends the original question after this line.
@@ -59,6 +61,26 @@ class GroundednessEvaluator(BaseEvaluator):
         self.task = task
         self.domain = domain
         self.reasoning = reasoning
+
+    @classmethod
+    def from_defaults(
+        cls,
+        checker: GroundednessChecker | None = None,
+        *,
+        judge: str | Judge | None = None,
+        llm: Any = None,
+        judge_settings: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> GroundednessEvaluator:
+        """The LlamaIndex way, as ``FaithfulnessEvaluator(llm=...)``: ``llm`` (a LlamaIndex
+        ``LLM`` or a LangChain chat model) makes it an LLM judge; ``judge`` picks a judge by name
+        or instance (``judge="llm"`` without ``llm`` judges with ``Settings.llm``);
+        ``judge_settings`` are that judge's options; ``options`` are this evaluator's
+        (``not_sure_as``, ``task``...). With none of them: the default checker."""
+        return cls(
+            default_checker(checker, judge=judge, llm=llm, judge_settings=judge_settings),
+            **options,
+        )
 
     def _get_prompts(self) -> PromptDictType:
         return {}

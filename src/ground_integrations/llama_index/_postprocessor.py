@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from llama_index.core.base.response.schema import Response
@@ -11,8 +12,10 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ..checker import GroundednessChecker
 from ..errors import UngroundedAnswerError
+from ..judges.base import Judge
 from ..models import Domain, GroundednessResult, Task, configuration_error
 from ..policies import Decision, Enforced, Policy
+from ._defaults import default_checker
 from ._response import GroundednessResponsePolicy, with_support
 
 
@@ -20,11 +23,20 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
     """A node filter: drops retrieved nodes that support nothing of the query.
 
     As a node postprocessor (in ``node_postprocessors``) it runs *before* synthesis and never
-    sees the answer. It scores each node against ``draft_answer`` if one is set, else the
-    query, and drops nodes whose support (the best share of a sentence's content the node
-    covers) is under ``min_support``. Kept nodes are copies carrying
-    ``metadata[f"{metadata_key}_support"]``, listed in ``excluded_llm_metadata_keys`` so the LLM
-    never sees it; the nodes passed in are never changed.
+    sees the answer. Each node gets a support in [0, 1] and nodes under ``min_support`` are
+    dropped:
+
+    * with ``draft_answer`` set: the checker's score for the best draft sentence the node gives
+      evidence for (the judge's own per-sentence score, checked against that node alone; 0.0
+      when it found evidence for none; for a judge that only labels, its answer score);
+    * otherwise, from the query: a question is not a claim a judge can ground, so support is
+      the share of the query's content words (stop words dropped, stemmed; figures compared
+      as numbers) that the node contains. A node sharing one of three content words has 0.33.
+
+    Kept nodes are copies carrying ``metadata[f"{metadata_key}_support"]``, listed in
+    ``excluded_llm_metadata_keys`` and ``excluded_embed_metadata_keys`` so neither the LLM nor
+    the embedder sees it; the nodes passed in are never changed. ``from_defaults`` builds one
+    the LlamaIndex way (a judge by name, or an LLM judge on ``Settings.llm``).
 
     The response methods (:meth:`process_response`, :meth:`needs_regeneration`...) delegate
     to :attr:`response_policy`, a :class:`GroundednessResponsePolicy` with the same settings.
@@ -53,27 +65,92 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
     def class_name(cls) -> str:
         return "GroundednessPostprocessor"
 
+    @classmethod
+    def from_defaults(
+        cls,
+        checker: GroundednessChecker | None = None,
+        *,
+        judge: str | Judge | None = None,
+        llm: Any = None,
+        judge_settings: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> GroundednessPostprocessor:
+        """The LlamaIndex way: ``llm`` (a LlamaIndex ``LLM`` or a LangChain chat model) makes
+        the checker an LLM judge; ``judge`` picks one by name or instance (``judge="llm"``
+        without ``llm`` judges with ``Settings.llm``); ``fields`` are this postprocessor's
+        (``policy``, ``min_support``, ``draft_answer``...)."""
+        return cls(
+            checker=default_checker(checker, judge=judge, llm=llm, judge_settings=judge_settings),
+            **fields,
+        )
+
     # -- before synthesis: node filtering ---------------------------------------------------
 
-    def _support(self, node: NodeWithScore, claim: str) -> float:
-        result = self.checker.check([node.node.get_content()], claim, domain=self.domain)
+    @staticmethod
+    def _terms(text: str) -> set[str]:
+        from ..judges._analysis import analyse
+
+        tokens = analyse(text)
+        return {*tokens.stems, *tokens.figures}
+
+    def _query_support(self, terms: set[str], node: NodeWithScore) -> float:
+        """The share of the query's content words found in the node."""
+        return len(terms & self._terms(node.node.get_content())) / len(terms)
+
+    @staticmethod
+    def _draft_support(result: GroundednessResult) -> float:
+        """The judge's score for the best draft sentence this node gives evidence for (0.0 when
+        the judge found evidence for none: a score without evidence is the judge's prior)."""
         if not result.sentences:  # a judge that only labels: its score is all we have
             return result.score
-        return max((e.score for s in result.sentences for e in s.evidence), default=0.0)
+        return max((s.score for s in result.sentences if s.evidence), default=0.0)
+
+    def _claim(self, query_bundle: QueryBundle | None) -> tuple[str | None, set[str]]:
+        """(draft answer, query terms): what the nodes are scored against (both empty: keep
+        every node, unscored)."""
+        if self.draft_answer and self.draft_answer.strip():
+            return self.draft_answer, set()
+        query = query_bundle.query_str if query_bundle else ""
+        return None, self._terms(query) if query and query.strip() else set()
+
+    def _keep(self, nodes: list[NodeWithScore], support: list[float]) -> list[NodeWithScore]:
+        key = f"{self.metadata_key}_support"
+        return [
+            with_support(node, key, value)
+            for node, value in zip(nodes, support)
+            if value >= self.min_support
+        ]
 
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        claim = self.draft_answer or (query_bundle.query_str if query_bundle else None)
-        if not claim or not claim.strip():
+        draft, terms = self._claim(query_bundle)
+        if draft is not None:
+            support = [
+                self._draft_support(
+                    self.checker.check([n.node.get_content()], draft, domain=self.domain)
+                )
+                for n in nodes
+            ]
+        elif terms:
+            support = [self._query_support(terms, n) for n in nodes]
+        else:
             return nodes
-        key = f"{self.metadata_key}_support"
-        kept = []
-        for node in nodes:
-            support = self._support(node, claim)
-            if support >= self.min_support:
-                kept.append(with_support(node, key, support))
-        return kept
+        return self._keep(nodes, support)
+
+    async def _apostprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        draft, _ = self._claim(query_bundle)
+        if draft is None:
+            return self._postprocess_nodes(nodes, query_bundle)
+        support = [
+            self._draft_support(
+                await self.checker.acheck([n.node.get_content()], draft, domain=self.domain)
+            )
+            for n in nodes
+        ]
+        return self._keep(nodes, support)
 
     # -- after synthesis: the answer, handed to the response policy ---------------------------
 

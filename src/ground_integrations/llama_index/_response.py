@@ -22,12 +22,13 @@ __all__ = ["GroundednessResponsePolicy", "with_support"]
 
 
 def with_support(node: NodeWithScore, key: str, support: float) -> NodeWithScore:
-    """A copy of ``node`` with ``support`` under ``metadata[key]``, hidden from the LLM (the
-    original node is never touched)."""
+    """A copy of ``node`` with ``support`` under ``metadata[key]``, hidden from the LLM and the
+    embedder (the original node is never touched)."""
     copy = node.node.model_copy(deep=False)
     copy.metadata = {**node.node.metadata, key: round(support, 4)}
-    hidden = list(node.node.excluded_llm_metadata_keys)
-    copy.excluded_llm_metadata_keys = hidden if key in hidden else [*hidden, key]
+    for field in ("excluded_llm_metadata_keys", "excluded_embed_metadata_keys"):
+        hidden = list(getattr(node.node, field))
+        setattr(copy, field, hidden if key in hidden else [*hidden, key])
     return NodeWithScore(node=copy, score=node.score)
 
 

@@ -1,0 +1,106 @@
+"""Issue 18, point 13: every check is an OpenTelemetry span, every policy decision an event."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk")
+
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from ground_integrations import EmptyInputError, GroundednessChecker, Policy, telemetry
+from ground_integrations.policies import enforce
+
+from .conftest import MAUNA_KEA
+
+BAD = "Mauna Kea is 5,207.3 meters tall."
+GOOD = "Mauna Kea is an inactive volcano on the island of Hawaii."
+
+
+@pytest.fixture
+def spans():
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry.configure(tracer_provider=provider)
+    yield exporter, provider.get_tracer("host")
+    telemetry.configure()
+
+
+def test_a_check_is_a_span_with_figures_but_no_text(spans, checker) -> None:
+    exporter, _ = spans
+    result = checker.check([MAUNA_KEA], BAD, task="Summarization")
+    (span,) = exporter.get_finished_spans()
+    a = span.attributes
+    assert span.name == "groundedness.check"
+    assert a["groundedness.verdict"] == "notGrounded" == result.verdict.value
+    assert a["groundedness.score"] == result.score
+    assert a["groundedness.judge.name"] == "heuristic"
+    assert a["groundedness.task"] == "Summarization" and a["groundedness.domain"] == "Generic"
+    assert a["groundedness.ungrounded.count"] == 1 and a["groundedness.latency_ms"] >= 0
+    assert not any(BAD in str(v) or "5,207.3" in str(v) for v in a.values())
+
+
+def test_texts_are_recorded_only_when_asked(spans, checker, monkeypatch) -> None:
+    exporter, _ = spans
+    monkeypatch.setenv("GROUND_OTEL_CAPTURE_TEXT", "1")
+    checker.check([MAUNA_KEA], BAD)
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes["groundedness.answer"] == BAD
+    assert list(span.attributes["groundedness.ungrounded.texts"]) == [BAD]
+
+
+async def test_spans_nest_in_the_hosts_span_and_failures_are_errors(spans, checker) -> None:
+    exporter, host = spans
+    with host.start_as_current_span("host request") as parent:
+        await checker.acheck([MAUNA_KEA], GOOD)
+        with pytest.raises(EmptyInputError):
+            checker.check([MAUNA_KEA], "   ")
+    finished = {s.name: s for s in exporter.get_finished_spans() if s.name != "host request"}
+    checks = [s for s in exporter.get_finished_spans() if s.name == "groundedness.check"]
+    assert len(checks) == 2 and finished
+    for s in checks:
+        assert s.parent.span_id == parent.get_span_context().span_id
+    failed = next(s for s in checks if "groundedness.verdict" not in s.attributes)
+    assert failed.status.status_code.name == "ERROR"
+    assert any(e.name == "exception" for e in failed.events)
+
+
+def test_policy_decisions_are_events_on_the_current_span(spans, checker) -> None:
+    exporter, host = spans
+    answers = iter([BAD, GOOD])
+    with host.start_as_current_span("rag turn"):
+        enforce(
+            checker,
+            context=[MAUNA_KEA],
+            answer=next(answers),
+            regenerate=lambda fb, n: next(answers),
+        )
+    (turn,) = [s for s in exporter.get_finished_spans() if s.name == "rag turn"]
+    events = [e for e in turn.events if e.name == "groundedness.decision"]
+    assert [e.attributes["groundedness.action"] for e in events] == ["regenerate", "pass"]
+    assert events[0].attributes["groundedness.verdict"] == "notGrounded"
+    assert events[1].attributes["groundedness.final"] is True
+    assert Policy().decide(None, error=RuntimeError("x")).action.value == "block"  # no span: no-op
+
+
+def test_a_langchain_check_nests_under_the_hosts_span(spans) -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.documents import Document
+
+    from ground_integrations import HeuristicJudge
+    from ground_integrations.langchain import GroundednessCheck
+
+    exporter, host = spans
+    check = GroundednessCheck(checker=GroundednessChecker(HeuristicJudge()))
+    with host.start_as_current_span("chain") as parent:
+        check.invoke({"context": [Document(page_content=MAUNA_KEA)], "answer": BAD})
+    (span,) = [s for s in exporter.get_finished_spans() if s.name == "groundedness.check"]
+    assert span.parent.span_id == parent.get_span_context().span_id
+
+
+def test_without_a_provider_nothing_is_recorded(checker) -> None:
+    telemetry.configure()
+    assert checker.check([MAUNA_KEA], GOOD).verdict.value == "grounded"
