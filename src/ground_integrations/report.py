@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInputError, MissingDependencyError
-from .evaluation import Metrics, compute_metrics, grouped_metrics
+from .evaluation import Metrics, _percentile, compute_metrics, grouped_metrics
 from .judges.base import Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -279,9 +279,8 @@ def _latency_svg(rows: Sequence[Mapping[str, Any]]) -> str:
         ax.hist(latencies, bins=edges, color="#5c7cfa")
         if high > low:
             ax.set_xscale("log")
-        ordered = sorted(latencies)
         for q, style in ((0.5, "--"), (0.95, ":")):
-            v = ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1)))]
+            v = _percentile(latencies, q) or 0.0  # as in the summary table
             ax.axvline(
                 v, color="black", linestyle=style, linewidth=1, label=f"p{int(q * 100)} {v:.1f} ms"
             )
