@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from train_cross_encoder import base_model_dir
 from transformers import AutoTokenizer, BertForSequenceClassification
-from train_cross_encoder import base_model_dir  # noqa: E402  (same directory)
 
 ROOT = Path(__file__).resolve().parent
 

@@ -22,8 +22,8 @@ import numpy as np
 import onnx
 import torch
 from onnx import numpy_helper
+from train_cross_encoder import base_model_dir
 from transformers import AutoTokenizer, BertForSequenceClassification
-from train_cross_encoder import base_model_dir  # noqa: E402  (same directory)
 
 ROOT = Path(__file__).resolve().parent
 
