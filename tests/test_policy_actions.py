@@ -43,7 +43,9 @@ class CorrectingJudge(Judge):
         return Judgement(score=1.0, verdict=Verdict.GROUNDED)
 
 
-def test_redact_removes_only_the_flagged_sentence_with_offsets(checker: GroundednessChecker) -> None:
+def test_redact_removes_only_the_flagged_sentence_with_offsets(
+    checker: GroundednessChecker,
+) -> None:
     result = checker.check([MAUNA_KEA], ANSWER)
     kept, removed = redact(ANSWER, result)
     assert kept == f"{GOOD_1} {GOOD_2}"
