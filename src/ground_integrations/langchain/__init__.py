@@ -9,9 +9,13 @@ Install with ``pip install 'ground-integrations[langchain]'``.
   sentence as each is checked).
 - :class:`GroundednessCheckTool`: the ``groundedness_check`` tool, a drop-in for
   langchain-upstage's removed ``UpstageGroundednessCheck``.
+- :class:`GroundednessMiddleware`: the guard as ``create_agent`` middleware (extra ``[agents]``,
+  the ``langchain`` package; imported on first use, so this module works without it).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 try:
     import langchain_core  # noqa: F401
@@ -24,10 +28,30 @@ from ._check import GroundednessCheck
 from ._guard import GroundednessGuard, with_groundedness_guard
 from ._tool import GroundednessCheckInput, GroundednessCheckTool
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ._middleware import GroundednessMiddleware
+
 __all__ = [
     "GroundednessCheck",
     "GroundednessCheckInput",
     "GroundednessCheckTool",
     "GroundednessGuard",
+    "GroundednessMiddleware",
     "with_groundedness_guard",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import :class:`GroundednessMiddleware` on first use: it needs the ``langchain`` package
+    (extra ``[agents]``), which the ``[langchain]`` install does not bring."""
+    if name == "GroundednessMiddleware":
+        try:
+            import langchain.agents  # noqa: F401
+        except ImportError as exc:
+            from ..errors import MissingDependencyError
+
+            raise MissingDependencyError("langchain", "agents") from exc
+        from ._middleware import GroundednessMiddleware
+
+        return GroundednessMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
