@@ -10,6 +10,9 @@ Install with ``pip install 'ground-integrations[llama-index]'`` (llama-index-cor
   synthesized ``Response`` (what the engine uses; the postprocessor's response methods too).
 - :class:`GroundedQueryEngine`: wraps any query engine and applies the policy after synthesis,
   with bounded regeneration; streaming responses are checked before release.
+- :class:`GroundedAgentWorkflow`: runs a ``FunctionAgent`` / ``AgentWorkflow`` and applies the
+  policy to its final answer, checked against the run's tool outputs (a workflow around the
+  agent; regeneration is its own bounded loop).
 - Instrumentation events :class:`GroundednessCheckEvent` and :class:`GroundednessDecisionEvent`.
 """
 
@@ -22,6 +25,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
     raise MissingDependencyError("llama-index-core", "llama-index") from exc
 
+from ._agent import GroundedAgentOutput, GroundedAgentWorkflow, GroundednessCheckedEvent
 from ._engine import GroundedQueryEngine
 from ._evaluator import GroundednessEvaluationResult, GroundednessEvaluator
 from ._events import GroundednessCheckEvent, GroundednessDecisionEvent
@@ -29,8 +33,11 @@ from ._postprocessor import GroundednessPostprocessor
 from ._response import GroundednessResponsePolicy
 
 __all__ = [
+    "GroundedAgentOutput",
+    "GroundedAgentWorkflow",
     "GroundedQueryEngine",
     "GroundednessCheckEvent",
+    "GroundednessCheckedEvent",
     "GroundednessDecisionEvent",
     "GroundednessEvaluationResult",
     "GroundednessEvaluator",
