@@ -316,3 +316,10 @@ def test_the_langchain_extra_imports_without_the_langchain_package(monkeypatch: 
     with pytest.raises(MissingDependencyError, match=r"ground-integrations\[agents\]"):
         adapter.GroundednessMiddleware  # noqa: B018
     assert adapter.GroundednessGuard is not None
+
+
+def test_star_import_of_the_adapter_does_not_need_the_langchain_package(monkeypatch: Any) -> None:
+    monkeypatch.setitem(sys.modules, "langchain.agents", None)
+    namespace: dict[str, Any] = {}
+    exec("from ground_integrations.langchain import *", namespace)
+    assert "GroundednessGuard" in namespace and "GroundednessMiddleware" not in namespace

@@ -29,29 +29,32 @@ from ._guard import GroundednessGuard, with_groundedness_guard
 from ._tool import GroundednessCheckInput, GroundednessCheckTool
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._middleware import GroundednessMiddleware
+    from ._middleware import AgentContext as AgentContext
+    from ._middleware import GroundednessMiddleware as GroundednessMiddleware
 
+# GroundednessMiddleware and AgentContext are imported on first access (see __getattr__) and
+# kept out of __all__, so ``from ground_integrations.langchain import *`` works without the
+# ``langchain`` package.
 __all__ = [
     "GroundednessCheck",
     "GroundednessCheckInput",
     "GroundednessCheckTool",
     "GroundednessGuard",
-    "GroundednessMiddleware",
     "with_groundedness_guard",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    """Import :class:`GroundednessMiddleware` on first use: it needs the ``langchain`` package
-    (extra ``[agents]``), which the ``[langchain]`` install does not bring."""
-    if name == "GroundednessMiddleware":
+    """Import :class:`GroundednessMiddleware` (and its :class:`AgentContext`) on first use: it
+    needs the ``langchain`` package (extra ``[agents]``), which ``[langchain]`` does not bring."""
+    if name in ("AgentContext", "GroundednessMiddleware"):
         try:
             import langchain.agents  # noqa: F401
         except ImportError as exc:
             from ..errors import MissingDependencyError
 
             raise MissingDependencyError("langchain", "agents") from exc
-        from ._middleware import GroundednessMiddleware
+        from . import _middleware
 
-        return GroundednessMiddleware
+        return getattr(_middleware, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
