@@ -4,7 +4,8 @@
 
 The agent is the test suite's: a scripted chat model that calls a retriever tool (an
 InMemoryVectorStore with a deterministic fake embedding) and then answers from what it found,
-so the middleware checks once and never regenerates. Bare and guarded runs alternate, so
+so the middleware checks once and never regenerates. A no-op ``after_model`` middleware
+shows what one more graph node costs, apart from the check. Bare and guarded runs alternate, so
 machine noise hits both alike; the result cache is off so every guarded run really checks.
 A third agent answers wrongly once, so the middleware regenerates once (one more model call,
 two checks): the price of a regeneration, model time excluded.
@@ -22,6 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.messages import HumanMessage
@@ -32,6 +34,13 @@ from tests.conftest import MAUNA_KEA
 
 from ground_integrations import GroundednessChecker, HeuristicJudge, Policy
 from ground_integrations.langchain import GroundednessMiddleware
+
+
+class NoOp(AgentMiddleware):  # type: ignore[type-arg]
+    """An after_model hook that does nothing: the price of one more graph node."""
+
+    def after_model(self, state: Any, runtime: Any) -> None:
+        return None
 
 
 def tool() -> Any:
@@ -64,6 +73,7 @@ def main() -> int:
     )
     runs = {
         "bare agent": agent((GOOD,), []),
+        "no-op after_model middleware": agent((GOOD,), [NoOp()]),
         "middleware, embedded judge": agent((GOOD,), [embedded]),
         "middleware, heuristic judge": agent((GOOD,), [heuristic]),
         "heuristic, one regeneration": agent((BAD, GOOD), [heuristic]),
