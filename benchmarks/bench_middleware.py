@@ -4,16 +4,17 @@
 
 The agent is the test suite's: a scripted chat model that calls a retriever tool (an
 InMemoryVectorStore with a deterministic fake embedding) and then answers from what it found,
-so the middleware checks once and never regenerates. A no-op ``after_model`` middleware
-shows what one more graph node costs, apart from the check. Bare and guarded runs alternate, so
-machine noise hits both alike; the result cache is off so every guarded run really checks.
-A third agent answers wrongly once, so the middleware regenerates once (one more model call,
-two checks): the price of a regeneration, model time excluded.
+so the middleware checks once and never regenerates. A no-op ``after_model`` middleware shows
+what one more graph node costs, apart from the check. The last agent answers wrongly once, so
+the middleware regenerates once (one more model call, two checks): the price of a regeneration,
+model time excluded. All runs alternate, in a shuffled order each round, so machine noise hits
+all alike; the result cache is off so every guarded run really checks.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -83,8 +84,12 @@ def main() -> int:
             run()
     times: dict[str, list[float]] = {name: [] for name in runs}
     outs: dict[str, Any] = {}
+    order = list(runs)
+    shuffle = random.Random(0).shuffle
     for _ in range(args.rounds):
-        for name, run in runs.items():
+        shuffle(order)  # no agent always runs first (or right after another) in a round
+        for name in order:
+            run = runs[name]
             start = time.perf_counter()
             outs[name] = run()
             times[name].append((time.perf_counter() - start) * 1000)
