@@ -209,3 +209,12 @@ async def test_sentence_gate_corrects_and_rechecks(checker: GroundednessChecker)
     assert releases[1].decision.action is Action.CORRECT
     stubborn = SentenceGate(checker, [MAUNA_KEA], policy=Policy.correct(), corrector=lambda s, e: s)
     assert stubborn.feed(ANSWER, final=True)[-1].blocked
+
+
+def test_the_policies_docstring_examples_run() -> None:
+    import doctest
+
+    from ground_integrations import policies
+
+    failures, tried = doctest.testmod(policies, verbose=False)
+    assert tried > 0 and failures == 0

@@ -219,10 +219,11 @@ async def test_astream_updates_mode(retriever_tool: BaseTool) -> None:
 
 
 def test_only_the_current_turns_tool_results_count(retriever_tool: BaseTool) -> None:
-    # turn 1 searches and answers; turn 2 answers from memory without searching
+    # turn 1 searches, answers badly, regenerates once; turn 2 answers without searching
     model = ScriptedChatModel(
         replies=[
             search_call(),
+            AIMessage(BAD),
             AIMessage(GOOD),
             AIMessage(GOOD),
             search_call(call_id="c2"),
@@ -239,10 +240,11 @@ def test_only_the_current_turns_tool_results_count(retriever_tool: BaseTool) -> 
         checkpointer=InMemorySaver(),
     )
     thread = {"configurable": {"thread_id": "t"}}
-    assert final(run(agent, **thread)).content == GOOD
+    first = run(agent, **thread)
+    assert final(first).content == GOOD and sum(is_feedback(m) for m in first["messages"]) == 1
     with pytest.raises(UngroundedAnswerError, match="without retrieving"):
         run(agent, "And its height in feet?", **thread)
-    # turn 3 searches again: one regeneration allowed again (the counter is per run)
+    # turn 3 searches again and may regenerate once more: the counter is per run, not thread
     state = run(agent, "How high again?", **thread)
     assert final(state).content == GOOD
     turn3 = state["messages"][
