@@ -41,7 +41,7 @@ from ..errors import ConfigurationError
 from ..judges.base import Judge
 from ..models import Domain, Task
 from ..policies import Action, Corrector, Enforced, Policy, aenforce, enforce
-from ._convert import answer_text, context_passages
+from ._convert import context_passages
 from ._corrector import as_corrector, async_corrector
 
 __all__ = [
@@ -100,6 +100,14 @@ def tool_passages(message: ToolMessage) -> list[Any]:
         return []
     text = str(message.text)
     return [text] if text.strip() else []
+
+
+def _question(human: HumanMessage | None) -> str | None:
+    """The text of the turn's human message (``None`` when it has no text, e.g. an image)."""
+    if human is None:
+        return None
+    text = str(human.text).strip()
+    return text or None
 
 
 def _replace(old: AIMessage, new: AIMessage) -> list[BaseMessage]:
@@ -195,7 +203,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         if not isinstance(last, AIMessage) or last.tool_calls:
             return None
         human, turn = current_turn(messages)
-        query = answer_text(human, field="question") if human is not None else None
+        query = _question(human)
         if self.context_extractor is not None:
             extracted = self.context_extractor(state, runtime)
             if isinstance(extracted, AgentContext):
