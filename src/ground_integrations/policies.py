@@ -3,7 +3,9 @@
 A :class:`Policy` maps a check's result (or a judge failure) to an :class:`Action`; the
 adapters turn the action into framework behaviour. :func:`enforce` / :func:`aenforce` run the
 whole loop for plain Python callers: check, regenerate with feedback up to the bound, then
-pass, annotate, block (raise :class:`UngroundedAnswerError`) or substitute a fallback message.
+pass, annotate, block (raise :class:`UngroundedAnswerError`) or substitute a fallback message,
+redact the ungrounded sentences, or correct them (the judge's correction, else a ``corrector``)
+and check the rewrite again.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import asyncio
 import contextvars
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass
@@ -23,13 +25,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import telemetry
 from .errors import ConfigurationError, EnforceTimeoutError, JudgeError, UngroundedAnswerError
-from .models import Domain, GroundednessResult, Task, Verdict, configuration_error
+from .models import (
+    Domain,
+    GroundednessResult,
+    Task,
+    UngroundedDetail,
+    Verdict,
+    configuration_error,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .checker import GroundednessChecker
 
 __all__ = [
     "Action",
+    "Corrector",
     "Decision",
     "Enforced",
     "OnError",
@@ -38,6 +48,7 @@ __all__ = [
     "aenforce",
     "enforce",
     "mark_ungrounded",
+    "redact",
 ]
 
 
@@ -46,6 +57,8 @@ class Action(str, Enum):
     ANNOTATE = "annotate"  # release the answer with the result attached
     BLOCK = "block"  # do not release it: raise, or answer with the fallback message
     PASS = "pass"  # release it as is
+    REDACT = "redact"  # release it without its ungrounded sentences (if enough is left)
+    CORRECT = "correct"  # rewrite the ungrounded sentences, check again, then release (bounded)
 
     def __str__(self) -> str:
         return self.value
@@ -70,6 +83,14 @@ class Decision(BaseModel):
     reason: str
     feedback: str | None = Field(None, description="For REGENERATE: what to tell the generator.")
     error: str | None = None
+    text: str | None = Field(
+        None,
+        description="For REDACT: the answer without the removed sentences. For CORRECT: the "
+        "judge's corrected answer, when it gave one (else a corrector rewrites).",
+    )
+    removed: tuple[UngroundedDetail, ...] = Field(
+        (), description="For REDACT: what was removed, with offsets into the original answer."
+    )
 
     @property
     def final(self) -> bool:
@@ -83,8 +104,12 @@ class Policy(BaseModel):
         on_not_grounded: action for notGrounded (default regenerate).
         on_not_sure: action for notSure (default annotate).
         max_regenerations: how many times at most to regenerate (default 2).
-        on_exhausted: action once regenerations are used up, or where regenerating is not
-            possible (e.g. a guard placed after a chain): annotate, block or pass (default block).
+        on_exhausted: action once regenerations (or corrections) are used up, where regenerating
+            or correcting is not possible (e.g. a guard placed after a chain, no corrector), or
+            where a redaction would keep too little: annotate, block or pass (default block).
+        min_kept: ``redact`` releases what is left only if it is non-empty and at least this
+            share of the answer's characters (default one half); otherwise ``on_exhausted``.
+        max_corrections: how many rewrites ``correct`` may try, each checked again (default 1).
         on_error: a failing judge blocks (fail closed, default) or annotates (fail open).
         fallback_message: when set, a blocked answer is replaced by this text instead of raising.
         attempt_timeout: seconds allowed for each step of :func:`enforce` (one check, or one
@@ -102,6 +127,8 @@ class Policy(BaseModel):
     on_not_sure: Action = Action.ANNOTATE
     max_regenerations: int = Field(2, ge=0, le=20, strict=True)
     on_exhausted: Action = Action.BLOCK
+    min_kept: float = Field(0.5, gt=0.0, le=1.0, strict=True)
+    max_corrections: int = Field(1, ge=0, le=20, strict=True)
     on_error: OnError = OnError.BLOCK
     fallback_message: str | None = Field(None, strict=True)
     attempt_timeout: float | None = Field(None, gt=0, strict=True)
@@ -116,8 +143,10 @@ class Policy(BaseModel):
     @field_validator("on_exhausted")
     @classmethod
     def _final_action(cls, value: Action) -> Action:
-        if value is Action.REGENERATE:
-            raise ConfigurationError("on_exhausted must be annotate, block or pass, not regenerate")
+        if value in (Action.REGENERATE, Action.REDACT, Action.CORRECT):
+            raise ConfigurationError(
+                f"on_exhausted must be annotate, block or pass, not {value.value}"
+            )
         return value
 
     @classmethod
@@ -140,6 +169,25 @@ class Policy(BaseModel):
             **kwargs,
         )
 
+    @classmethod
+    def redact(cls, min_kept: float = 0.5, **kwargs: Any) -> Policy:
+        """Remove the ungrounded sentences of notGrounded and notSure answers, then block if
+        less than ``min_kept`` of the answer would remain."""
+        return cls(
+            on_not_grounded=Action.REDACT, on_not_sure=Action.REDACT, min_kept=min_kept, **kwargs
+        )
+
+    @classmethod
+    def correct(cls, max_corrections: int = 1, **kwargs: Any) -> Policy:
+        """Rewrite the ungrounded sentences (judge's correction, else a corrector), check the
+        rewrite again, then block if it is still not grounded."""
+        return cls(
+            on_not_grounded=Action.CORRECT,
+            on_not_sure=Action.CORRECT,
+            max_corrections=max_corrections,
+            **kwargs,
+        )
+
     def action_for(self, verdict: Verdict) -> Action:
         if verdict is Verdict.GROUNDED:
             return Action.PASS
@@ -152,10 +200,23 @@ class Policy(BaseModel):
         attempt: int = 0,
         error: BaseException | None = None,
         can_regenerate: bool = True,
+        corrections: int = 0,
+        can_correct: bool = False,
     ) -> Decision:
         """The action for this attempt's ``result`` (or for the judge's ``error``); recorded as
-        a ``groundedness.decision`` event on the current OpenTelemetry span, if any."""
-        decision = self._decide(result, attempt=attempt, error=error, can_regenerate=can_regenerate)
+        a ``groundedness.decision`` event on the current OpenTelemetry span, if any.
+
+        ``corrections`` is how many rewrites ``correct`` already made; ``can_correct`` says
+        whether the caller has a corrector (the judge's own correction is always usable).
+        """
+        decision = self._decide(
+            result,
+            attempt=attempt,
+            error=error,
+            can_regenerate=can_regenerate,
+            corrections=corrections,
+            can_correct=can_correct,
+        )
         telemetry.decision_event(decision, result)
         return decision
 
@@ -166,6 +227,8 @@ class Policy(BaseModel):
         attempt: int,
         error: BaseException | None,
         can_regenerate: bool,
+        corrections: int,
+        can_correct: bool,
     ) -> Decision:
         if error is not None or result is None:
             action = Action.BLOCK if self.on_error is OnError.BLOCK else Action.ANNOTATE
@@ -177,6 +240,10 @@ class Policy(BaseModel):
                 error=f"{type(error).__name__}: {error}" if error else "no result",
             )
         action = self.action_for(result.verdict)
+        if action is Action.REDACT:
+            return self._decide_redact(result, attempt)
+        if action is Action.CORRECT:
+            return self._decide_correct(result, attempt, corrections, can_correct)
         if action is Action.REGENERATE:
             if not can_regenerate:
                 return Decision(
@@ -205,6 +272,60 @@ class Policy(BaseModel):
             verdict=result.verdict,
             attempt=attempt,
             reason=f"answer is {result.verdict.value}",
+        )
+
+    def _exhausted(self, result: GroundednessResult, attempt: int, why: str) -> Decision:
+        return Decision(
+            action=self.on_exhausted,
+            verdict=result.verdict,
+            attempt=attempt,
+            reason=f"answer is {result.verdict.value}; {why}",
+        )
+
+    def _decide_redact(self, result: GroundednessResult, attempt: int) -> Decision:
+        kept, removed = redact(result.answer, result)
+        if not removed:
+            return self._exhausted(result, attempt, "the judge flagged no sentence to redact")
+        share = len(kept.strip()) / max(1, len(result.answer.strip()))
+        if not kept.strip() or share < self.min_kept:
+            return self._exhausted(
+                result,
+                attempt,
+                f"redacting would keep {share:.0%} of it (min_kept={self.min_kept:.0%})",
+            )
+        return Decision(
+            action=Action.REDACT,
+            verdict=result.verdict,
+            attempt=attempt,
+            reason=f"answer is {result.verdict.value}; released without {len(removed)} "
+            f"unsupported sentence(s), {share:.0%} kept",
+            text=kept,
+            removed=tuple(removed),
+        )
+
+    def _decide_correct(
+        self, result: GroundednessResult, attempt: int, corrections: int, can_correct: bool
+    ) -> Decision:
+        if corrections >= self.max_corrections:
+            return self._exhausted(
+                result,
+                attempt,
+                f"still not grounded after {corrections} correction(s) "
+                f"(max_corrections={self.max_corrections})",
+            )
+        text = judge_correction(result)
+        if text is None and not can_correct:
+            return self._exhausted(
+                result, attempt, "the judge gave no correction and no corrector is set"
+            )
+        return Decision(
+            action=Action.CORRECT,
+            verdict=result.verdict,
+            attempt=attempt,
+            reason=f"answer is {result.verdict.value}; correcting "
+            + ("with the judge's correction" if text is not None else "with the corrector"),
+            feedback=result.feedback(),
+            text=text,
         )
 
     def blocked_error(
@@ -236,6 +357,113 @@ def mark_ungrounded(
     return "".join(out)
 
 
+def _flagged_spans(result: GroundednessResult) -> list[tuple[int, int, str | None]]:
+    """(start, end, reason) of each sentence the judge did not find grounded, in order."""
+    spans = [(s.start, s.end, s.reason or None) for s in result.sentences if not _ok(s.verdict)]
+    if not spans and not result.sentences:
+        spans = [
+            (d.offset.code_point, d.offset.code_point + d.length.code_point, d.reason)
+            for d in result.ungrounded_details
+        ]
+    out: list[tuple[int, int, str | None]] = []
+    for start, end, reason in sorted(spans):
+        if out and start < out[-1][1]:
+            continue
+        out.append((start, end, reason))
+    return out
+
+
+def _ok(verdict: Verdict) -> bool:
+    return verdict is Verdict.GROUNDED
+
+
+def redact(answer: str, result: GroundednessResult) -> tuple[str, list[UngroundedDetail]]:
+    """``answer`` without the sentences ``result`` flags, and what was removed.
+
+    Each removed piece is an :class:`~ground_integrations.models.UngroundedDetail` whose offsets
+    point into the original ``answer`` (the whitespace that separated it goes with it).
+
+    >>> from ground_integrations import GroundednessChecker, HeuristicJudge
+    >>> ctx = ["The peak is 4,207 m high."]
+    >>> answer = "The peak is 4,207 m high. It erupted in 2019."
+    >>> kept, removed = redact(answer, GroundednessChecker(HeuristicJudge()).check(ctx, answer))
+    >>> kept, [(d.text, d.offset.code_point) for d in removed]
+    ('The peak is 4,207 m high.', [('It erupted in 2019.', 26)])
+    """
+    pieces, removed, cursor = [], [], 0
+    for start, end, reason in _flagged_spans(result):
+        if start < cursor or end > len(answer):
+            continue
+        cut = start
+        while cut > cursor and answer[cut - 1].isspace():
+            cut -= 1  # the separator before the sentence goes with it
+        stop = end
+        if cut == 0:
+            while stop < len(answer) and answer[stop].isspace():
+                stop += 1  # a leading sentence takes the separator after it
+        pieces.append(answer[cursor:cut])
+        removed.append(UngroundedDetail.from_span(answer, start, end, reason))
+        cursor = stop
+    pieces.append(answer[cursor:])
+    return "".join(pieces), removed
+
+
+def judge_correction(result: GroundednessResult) -> str | None:
+    """The judge's own corrected answer: its whole-answer correction, else its per-span
+    corrections spliced into the answer; ``None`` if it gave none."""
+    if result.correction:
+        return result.correction
+    spans = [d for d in result.ungrounded_details if d.correction is not None]
+    if not spans:
+        return None
+    text, cursor, out = result.answer, 0, []
+    for d in sorted(spans, key=lambda d: d.offset.code_point):
+        start = d.offset.code_point
+        if start < cursor:
+            continue
+        out += [text[cursor:start], d.correction or ""]
+        cursor = start + d.length.code_point
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+Corrector = Callable[[str, Sequence[str]], Any]
+"""Rewrites one flagged sentence from its evidence: ``corrector(sentence, evidence) -> str``
+(may be async under :func:`aenforce`). Return ``""`` to drop the sentence."""
+
+
+def correction_requests(
+    result: GroundednessResult, passages: Sequence[str]
+) -> list[tuple[int, int, str, list[str]]]:
+    """(start, end, sentence, evidence) for each flagged sentence: the passages its evidence
+    points to, or every passage when the judge found none."""
+    by_start = {s.start: s for s in result.sentences}
+    out = []
+    for start, end, _ in _flagged_spans(result):
+        judged = by_start.get(start)
+        cited = sorted({e.passage for e in judged.evidence}) if judged else []
+        evidence = [passages[i] for i in cited if i < len(passages)] or list(passages)
+        out.append((start, end, result.answer[start:end], evidence))
+    return out
+
+
+def splice(answer: str, rewrites: Sequence[tuple[int, int, str]]) -> str:
+    """``answer`` with each ``(start, end)`` span replaced by its text (an empty text drops it,
+    with the separator before it)."""
+    out, cursor = [], 0
+    for start, end, text in sorted(rewrites):
+        if start < cursor:
+            continue
+        cut = start
+        if not text.strip():
+            while cut > cursor and answer[cut - 1].isspace():
+                cut -= 1
+        out += [answer[cursor:cut], text.strip()]
+        cursor = end
+    out.append(answer[cursor:])
+    return "".join(out).strip()
+
+
 class Enforced(BaseModel):
     """Outcome of :func:`enforce`: the released answer, its last check and the history.
 
@@ -253,10 +481,16 @@ class Enforced(BaseModel):
     attempts: list[tuple[str, GroundednessResult | None]] = Field(default_factory=list)
     output: Any = None
     payload: Any = None
+    corrections: int = 0
 
     @property
     def regenerations(self) -> int:
-        return len(self.attempts) - 1
+        return len(self.attempts) - 1 - self.corrections
+
+    @property
+    def rewritten(self) -> bool:
+        """The released answer is not one the generator wrote: redacted or corrected."""
+        return self.corrections > 0 or self.decision.action is Action.REDACT
 
     @property
     def blocked(self) -> bool:
@@ -321,10 +555,16 @@ class _Loop:
         policy: Policy | None,
         can_regenerate: bool,
         raise_on_block: bool,
+        can_correct: bool = False,
+        regenerated: int = 0,
     ) -> None:
-        from .checker import normalize_answer
+        from .checker import normalize_answer, normalize_context
 
         self.normalize_answer = normalize_answer
+        self.normalize_context = normalize_context
+        self.can_correct = can_correct
+        self.regenerated = regenerated
+        self.corrections = 0
         self.checker = checker
         self.policy = policy or Policy()
         if not isinstance(self.policy, Policy):
@@ -359,16 +599,34 @@ class _Loop:
     def decide(
         self, answer: str, result: GroundednessResult | None, error: JudgeError | None
     ) -> Decision:
-        attempt = len(self.attempts)
+        attempt = len(self.attempts) - self.corrections + self.regenerated
         self.attempts.append((answer, result))
         return self.policy.decide(
-            result, attempt=attempt, error=error, can_regenerate=self.can_regenerate
+            result,
+            attempt=attempt,
+            error=error,
+            can_regenerate=self.can_regenerate,
+            corrections=self.corrections,
+            can_correct=self.can_correct,
         )
+
+    def correction_plan(
+        self, context: Any, decision: Decision
+    ) -> tuple[str | None, list[tuple[int, int, str, list[str]]]]:
+        """The judge's corrected text, or the sentences a corrector must rewrite."""
+        self.corrections += 1
+        if decision.text is not None:
+            return decision.text, []
+        result = self.attempts[-1][1]
+        assert result is not None  # CORRECT is only decided on a result
+        return None, correction_requests(result, self.normalize_context(context))
 
     def finish(
         self, output: Any, result: GroundednessResult | None, decision: Decision, payload: Any
     ) -> Enforced:
         answer = self.attempts[-1][0]
+        if decision.action is Action.REDACT and decision.text is not None:
+            answer, output = decision.text, _with_text(output, decision.text)
         if decision.action is Action.BLOCK:
             fallback = self.policy.fallback_message
             if fallback is None and self.raise_on_block:
@@ -382,6 +640,7 @@ class _Loop:
             attempts=self.attempts,
             output=output,
             payload=payload,
+            corrections=self.corrections,
         )
 
     # -- the sync and async ways of running one step under the policy's time limits --
@@ -427,6 +686,9 @@ def enforce(
     reasoning: bool = False,
     payload: Any = None,
     raise_on_block: bool = True,
+    corrector: Corrector | None = None,
+    regenerated: int = 0,
+    defer_regeneration: bool = False,
 ) -> Enforced:
     """Check ``answer``; regenerate with feedback while the policy says so; apply the final action.
 
@@ -438,12 +700,29 @@ def enforce(
     ``raise_on_block=False`` (then check :attr:`Enforced.blocked`). Bad input (empty answer, ...)
     raises before any policy applies; only a failing judge goes to the policy's ``on_error``.
     The policy's ``attempt_timeout`` / ``total_timeout`` raise :class:`EnforceTimeoutError`.
+
+    ``redact`` releases the answer without its flagged sentences (:attr:`Decision.removed`);
+    ``correct`` takes the judge's correction, else calls ``corrector(sentence, evidence)`` for
+    each flagged sentence, and checks the rewrite again (at most ``policy.max_corrections``).
+    A host that regenerates by itself (an agent graph) passes ``defer_regeneration=True`` and
+    the ``regenerated`` count it keeps: a REGENERATE decision is then returned, not performed.
     """
+    if corrector is not None and _is_async(corrector):
+        raise ConfigurationError(
+            "corrector is async; enforce() cannot await it. Use `await aenforce(...)` instead."
+        )
     if regenerate is not None and _is_async(regenerate):
         raise ConfigurationError(
             "regenerate is async; enforce() cannot await it. Use `await aenforce(...)` instead."
         )
-    loop = _Loop(checker, policy, regenerate is not None, raise_on_block)
+    loop = _Loop(
+        checker,
+        policy,
+        regenerate is not None or defer_regeneration,
+        raise_on_block,
+        can_correct=corrector is not None,
+        regenerated=regenerated,
+    )
     output = answer
     while True:
         text = loop.normalize_answer(output)
@@ -463,9 +742,17 @@ def enforce(
         except JudgeError as exc:
             error = exc
         decision = loop.decide(text, result, error)
-        if decision.action is not Action.REGENERATE:
+        if decision.action is Action.CORRECT:
+            fixed, todo = loop.correction_plan(context, decision)
+            if fixed is None:
+                assert corrector is not None  # decide() corrects only with one
+                rewrites = [(a, b, loop.call("correct", corrector, s, ev)) for a, b, s, ev in todo]
+                fixed = splice(text, [(a, b, _corrected(r)) for a, b, r in rewrites])
+            output = _with_text(output, fixed)
+            continue
+        if decision.action is not Action.REGENERATE or regenerate is None:
             return loop.finish(output, result, decision, payload)
-        assert regenerate is not None and decision.feedback is not None
+        assert decision.feedback is not None
         value = loop.call("regenerate", regenerate, decision.feedback, len(loop.attempts))
         if inspect.isawaitable(value):
             close = getattr(value, "close", None)
@@ -491,9 +778,19 @@ async def aenforce(
     reasoning: bool = False,
     payload: Any = None,
     raise_on_block: bool = True,
+    corrector: Corrector | None = None,
+    regenerated: int = 0,
+    defer_regeneration: bool = False,
 ) -> Enforced:
-    """Async twin of :func:`enforce`; ``regenerate`` may be sync or async."""
-    loop = _Loop(checker, policy, regenerate is not None, raise_on_block)
+    """Async twin of :func:`enforce`; ``regenerate`` and ``corrector`` may be sync or async."""
+    loop = _Loop(
+        checker,
+        policy,
+        regenerate is not None or defer_regeneration,
+        raise_on_block,
+        can_correct=corrector is not None,
+        regenerated=regenerated,
+    )
     output = answer
     while True:
         text = loop.normalize_answer(output)
@@ -507,9 +804,20 @@ async def aenforce(
         except JudgeError as exc:
             error = exc
         decision = loop.decide(text, result, error)
-        if decision.action is not Action.REGENERATE:
+        if decision.action is Action.CORRECT:
+            fixed, todo = loop.correction_plan(context, decision)
+            if fixed is None:
+                assert corrector is not None  # decide() corrects only with one
+                rewrites = []
+                for a, b, sentence, evidence in todo:
+                    step_ = _acorrect(corrector, sentence, evidence, loop.timed)
+                    rewrites.append((a, b, _corrected(await loop.acall("correct", step_))))
+                fixed = splice(text, rewrites)
+            output = _with_text(output, fixed)
+            continue
+        if decision.action is not Action.REGENERATE or regenerate is None:
             return loop.finish(output, result, decision, payload)
-        assert regenerate is not None and decision.feedback is not None
+        assert decision.feedback is not None
         step = _aregenerate(regenerate, decision.feedback, len(loop.attempts), loop.timed)
         output, context, payload = _unpack(await loop.acall("regenerate", step), context)
 
@@ -523,4 +831,26 @@ async def _aregenerate(
         value = await asyncio.to_thread(regenerate, feedback, attempt)
     else:
         value = regenerate(feedback, attempt)
+    return await value if inspect.isawaitable(value) else value
+
+
+def _corrected(value: Any) -> str:
+    """A corrector's rewrite as text (a str, or a chat message with string content)."""
+    text = value if isinstance(value, str) else getattr(value, "content", None)
+    if not isinstance(text, str):
+        raise ConfigurationError(
+            f"corrector must return a str (or a message with str content), got "
+            f"{type(value).__name__}"
+        )
+    return text
+
+
+async def _acorrect(
+    corrector: Corrector, sentence: str, evidence: Sequence[str], threaded: bool
+) -> Any:
+    """Call a sync or async ``corrector`` (a sync one in a thread when a time limit applies)."""
+    if threaded and not _is_async(corrector):
+        value = await asyncio.to_thread(corrector, sentence, evidence)
+    else:
+        value = corrector(sentence, evidence)
     return await value if inspect.isawaitable(value) else value

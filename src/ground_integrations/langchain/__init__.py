@@ -12,9 +12,13 @@ Install with ``pip install 'ground-integrations[langchain]'``.
   The guard applies a policy (regenerate with feedback naming the right source, annotate, block).
 - :class:`GroundednessCheckTool`: the ``groundedness_check`` tool, a drop-in for
   langchain-upstage's removed ``UpstageGroundednessCheck``.
+- :class:`GroundednessMiddleware`: the guard as ``create_agent`` middleware (extra ``[agents]``,
+  the ``langchain`` package; imported on first use, so this module works without it).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 try:
     import langchain_core  # noqa: F401
@@ -28,6 +32,13 @@ from ._citations import CitationCheck, CitationGuard, with_citation_check
 from ._guard import GroundednessGuard, with_groundedness_guard
 from ._tool import GroundednessCheckInput, GroundednessCheckTool
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ._middleware import AgentContext as AgentContext
+    from ._middleware import GroundednessMiddleware as GroundednessMiddleware
+
+# GroundednessMiddleware and AgentContext are imported on first access (see __getattr__) and
+# kept out of __all__, so ``from ground_integrations.langchain import *`` works without the
+# ``langchain`` package.
 __all__ = [
     "CitationCheck",
     "CitationGuard",
@@ -38,3 +49,19 @@ __all__ = [
     "with_citation_check",
     "with_groundedness_guard",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import :class:`GroundednessMiddleware` (and its :class:`AgentContext`) on first use: it
+    needs the ``langchain`` package (extra ``[agents]``), which ``[langchain]`` does not bring."""
+    if name in ("AgentContext", "GroundednessMiddleware"):
+        try:
+            import langchain.agents  # noqa: F401
+        except ImportError as exc:
+            from ..errors import MissingDependencyError
+
+            raise MissingDependencyError("langchain", "agents") from exc
+        from . import _middleware
+
+        return getattr(_middleware, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,6 +41,7 @@ from ._convert import (
     message_chunk_like,
     with_answer,
 )
+from ._corrector import as_corrector, async_corrector
 
 #: The custom callback event a guard emits with its outcome (``astream_events`` shows it as
 #: ``on_custom_event`` with this name; LangSmith and Langfuse record it on the guard's run).
@@ -138,8 +139,11 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     message's ``response_metadata`` (optionally with inline ``markers``); block raises
     :class:`~ground_integrations.UngroundedAnswerError` (catchable by ``with_fallbacks`` /
     ``with_retry``) or, with ``policy.fallback_message``, returns that text in place of the
-    answer. Streaming buffers and checks before releasing (``streaming="buffer"``) or
-    releases each sentence as soon as it is checked grounded (``streaming="sentence"``).
+    answer. ``redact`` returns the output with the unsupported sentences removed; ``correct``
+    with them rewritten (the judge's correction, else ``corrector``: a callable
+    ``(sentence, evidence) -> str`` or a chat model) and checked again. Streaming buffers and
+    checks before releasing (``streaming="buffer"``) or releases each sentence as soon as it is
+    checked grounded (``streaming="sentence"``; a redacted sentence is never released).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -161,6 +165,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     annotate_grounded: bool = Field(True, description="Attach the result to grounded answers too.")
     metadata_key: str = "groundedness"
     streaming: Literal["buffer", "sentence"] = "buffer"
+    corrector: Any = Field(None, exclude=True, description="For the correct action.")
     feedback_slot: Literal["auto", "text", "messages"] = Field(
         "auto",
         description="How the wrapped chain takes the feedback: found in its prompts (auto), "
@@ -172,6 +177,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     def __init__(self, chain: Runnable[Any, Any] | None = None, /, **kwargs: Any) -> None:
         if chain is not None:
             kwargs["chain"] = chain
+        if kwargs.get("corrector") is not None:
+            kwargs["corrector"] = as_corrector(kwargs["corrector"])
         try:
             super().__init__(**kwargs)
         except ValidationError as exc:
@@ -296,7 +303,9 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
 
     def _shape(self, output: Any, enforced: Enforced) -> Any:
         action = enforced.decision.action
-        if action is Action.ANNOTATE or (action is Action.PASS and self.annotate_grounded):
+        if action in (Action.ANNOTATE, Action.REDACT) or (
+            action is Action.PASS and self.annotate_grounded
+        ):
             return annotate(
                 output,
                 self.answer_key,
@@ -318,6 +327,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             if self.policy.fallback_message is None:
                 raise self.policy.blocked_error(enforced.result, enforced.decision)
             return with_answer(output, self.answer_key, self.policy.fallback_message)
+        if enforced.rewritten:  # redacted or corrected: release the rewritten text
+            output = with_answer(output, self.answer_key, enforced.answer)
         return self._shape(output, enforced)
 
     def _regenerated(
@@ -382,6 +393,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         enforced = enforce(
             self.checker,
             regenerate=regenerate,
+            corrector=self.corrector,
             policy=self.policy,
             payload=output,
             raise_on_block=False,
@@ -402,6 +414,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         enforced = await aenforce(
             self.checker,
             regenerate=regenerate,
+            corrector=async_corrector(self.corrector),
             policy=self.policy,
             payload=output,
             raise_on_block=False,
@@ -448,9 +461,12 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             task=self._task(query),
             domain=self.domain,
             policy=self._loop_policy(),
+            corrector=self.corrector,
         )
 
     def _emit(self, release: Release, seen: dict[str, Any], dict_stream: bool) -> Iterator[Any]:
+        if release.decision.action is Action.REDACT:
+            return  # a redacted sentence is never released
         if release.blocked:
             if self.policy.fallback_message is None:
                 raise self.policy.blocked_error(release.result, release.decision)

@@ -16,6 +16,9 @@ Install with ``pip install 'ground-integrations[llama-index]'`` (llama-index-cor
 - :class:`CitationEvaluator`: is each cited sentence supported by the source it cites?
   Works on ``CitationQueryEngine`` responses (``[n]`` is the n-th source node) and as the
   evaluator of ``RetryQueryEngine``.
+- :class:`GroundedAgentWorkflow`: runs a ``FunctionAgent`` / ``AgentWorkflow`` and applies the
+  policy to its final answer, checked against the run's tool outputs (a workflow around the
+  agent; regeneration is its own bounded loop).
 - Instrumentation events :class:`GroundednessCheckEvent` and :class:`GroundednessDecisionEvent`.
 """
 
@@ -28,6 +31,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
     raise MissingDependencyError("llama-index-core", "llama-index") from exc
 
+from ._agent import GroundedAgentOutput, GroundedAgentWorkflow, GroundednessCheckedEvent
 from ._chat_engine import GroundedChatEngine, GroundedStreamingChatResponse
 from ._citations import CitationEvaluationResult, CitationEvaluator
 from ._engine import GroundedQueryEngine
@@ -39,10 +43,13 @@ from ._response import GroundednessResponsePolicy
 __all__ = [
     "CitationEvaluationResult",
     "CitationEvaluator",
+    "GroundedAgentOutput",
+    "GroundedAgentWorkflow",
     "GroundedChatEngine",
     "GroundedQueryEngine",
     "GroundedStreamingChatResponse",
     "GroundednessCheckEvent",
+    "GroundednessCheckedEvent",
     "GroundednessDecisionEvent",
     "GroundednessEvaluationResult",
     "GroundednessEvaluator",

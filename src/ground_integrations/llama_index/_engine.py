@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Generator
+from collections.abc import AsyncGenerator, Generator, Sequence
 from functools import partial
 from typing import Any
 
@@ -15,11 +15,13 @@ from llama_index.core.base.response.schema import (
     StreamingResponse,
 )
 from llama_index.core.callbacks import CallbackManager
+from llama_index.core.llms import LLM
 from llama_index.core.prompts.mixin import PromptDictType, PromptMixinType
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ..checker import GroundednessChecker
-from ..policies import Policy, Regeneration, aenforce, enforce
+from ..errors import ConfigurationError
+from ..policies import Corrector, Enforced, Policy, Regeneration, aenforce, enforce
 from ._postprocessor import GroundednessPostprocessor
 from ._response import GroundednessResponsePolicy
 
@@ -45,6 +47,44 @@ async def _aas_response(response: RESPONSE_TYPE) -> Response:
     return _as_response(response)
 
 
+CORRECTION_PROMPT = (
+    "Correct this sentence so that it states only what the evidence supports; reply with the "
+    "corrected sentence only, or nothing if the evidence supports none of it.\n\n"
+    "Evidence:\n{evidence}\n\nSentence: {sentence}\nCorrected sentence:"
+)
+
+
+class LLMCorrector:
+    """Rewrites one flagged sentence from its evidence with a LlamaIndex ``LLM``."""
+
+    def __init__(self, llm: LLM, prompt: str = CORRECTION_PROMPT) -> None:
+        self.llm = llm
+        self.prompt = prompt
+
+    def _prompt(self, sentence: str, evidence: Sequence[str]) -> str:
+        return self.prompt.format(evidence="\n\n".join(evidence), sentence=sentence)
+
+    def __call__(self, sentence: str, evidence: Sequence[str]) -> str:
+        return self.llm.complete(self._prompt(sentence, evidence)).text.strip()
+
+    async def acorrect(self, sentence: str, evidence: Sequence[str]) -> str:
+        return (await self.llm.acomplete(self._prompt(sentence, evidence))).text.strip()
+
+
+def llm_corrector(value: Corrector | LLM | None) -> Corrector | None:
+    """A corrector from a callable or a LlamaIndex ``LLM``."""
+    if value is None:
+        return None
+    if isinstance(value, LLM):
+        return LLMCorrector(value)
+    if not callable(value):
+        raise ConfigurationError(
+            f"corrector must be a callable (sentence, evidence) -> str or an LLM, got "
+            f"{type(value).__name__}"
+        )
+    return value
+
+
 def _words(text: str) -> Generator[str, None, None]:
     for i, word in enumerate(text.split(" ")):
         yield word if i == 0 else " " + word
@@ -64,6 +104,11 @@ class GroundedQueryEngine(BaseQueryEngine):
     original question), annotate, or block. A streaming response is read to the end and
     checked before anything is released; the caller then gets a streaming response of the
     checked text. ``query`` and ``aquery`` are both native.
+
+    ``redact`` returns the answer without its unsupported sentences (a streaming response
+    streams only what is kept); ``correct`` rewrites them with the judge's correction, else
+    with ``corrector`` (a callable ``(sentence, evidence) -> str``, or a LlamaIndex ``LLM``),
+    and checks the rewrite again. The decision is in ``metadata["groundedness_decision"]``.
     """
 
     def __init__(
@@ -75,6 +120,7 @@ class GroundedQueryEngine(BaseQueryEngine):
         postprocessor: GroundednessPostprocessor | None = None,
         feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE,
         callback_manager: CallbackManager | None = None,
+        corrector: Corrector | LLM | None = None,
     ) -> None:
         if postprocessor is None:
             postprocessor = GroundednessPostprocessor(
@@ -83,6 +129,7 @@ class GroundedQueryEngine(BaseQueryEngine):
         self._engine = query_engine
         self._post = postprocessor
         self._template = feedback_template
+        self._corrector = llm_corrector(corrector)
         super().__init__(callback_manager or getattr(query_engine, "callback_manager", None))
 
     @classmethod
@@ -164,23 +211,33 @@ class GroundedQueryEngine(BaseQueryEngine):
             "raise_on_block": False,
         }
 
+    @staticmethod
+    def _released(enforced: Enforced) -> Response:
+        """The response to release: the payload, with the text rewritten if redacted/corrected."""
+        response: Response = enforced.payload
+        if enforced.rewritten:
+            return Response(enforced.answer, list(response.source_nodes), response.metadata)
+        return response
+
     def _run(self, bundle: QueryBundle, first: Response) -> Response:
         responses = self.response_policy
         enforced = enforce(
             responses.checker,
             regenerate=partial(self._regenerate, bundle),
+            corrector=self._corrector,
             **self._loop_args(responses, bundle, first),
         )
-        return responses.finish(enforced.payload, enforced)
+        return responses.finish(self._released(enforced), enforced)
 
     async def _arun(self, bundle: QueryBundle, first: Response) -> Response:
         responses = self.response_policy
         enforced = await aenforce(
             responses.checker,
             regenerate=partial(self._aregenerate, bundle),
+            corrector=getattr(self._corrector, "acorrect", self._corrector),
             **self._loop_args(responses, bundle, first),
         )
-        return responses.finish(enforced.payload, enforced)
+        return responses.finish(self._released(enforced), enforced)
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         raw = self._engine.query(query_bundle)

@@ -148,7 +148,7 @@ class GroundednessResponsePolicy:
             return Response(self.policy.fallback_message, list(response.source_nodes), metadata)
         text = response.response
         nodes = list(response.source_nodes)
-        annotate = action is Action.ANNOTATE or (
+        annotate = action in (Action.ANNOTATE, Action.REDACT) or (
             self.annotate_grounded and action in (Action.PASS, Action.REGENERATE)
         )
         if annotate:
