@@ -55,7 +55,9 @@ def test_bearer_auth_missing_wrong_right() -> None:
 def test_body_size_limit_declared_and_chunked() -> None:
     with running(settings(max_body_bytes=2_000), judge=ScriptedJudge(["grounded"])) as url:
         big = {"context": "x " * 2_000, "answer": "x"}
-        r = httpx.post(f"{url}/v1/groundedness", json=big, headers={"Authorization": f"Bearer {KEY}"})
+        r = httpx.post(
+            f"{url}/v1/groundedness", json=big, headers={"Authorization": f"Bearer {KEY}"}
+        )
         assert r.status_code == 413
         assert "2,000 bytes" in r.json()["error"]["message"]
 
@@ -107,6 +109,7 @@ def test_in_flight_bound_queues_checks() -> None:
 def test_load_fixed_number_of_requests() -> None:
     with running(settings(), judge=ScriptedJudge(["notGrounded"])) as url:
         with httpx.Client(timeout=30) as client, ThreadPoolExecutor(16) as pool:
+
             def one(i: int) -> str:
                 r = client.post(
                     f"{url}{CHAT}",
@@ -194,7 +197,9 @@ def test_settings_need_keys_or_explicit_no_auth(tmp_path: Path) -> None:
     assert "key-one" not in repr(s) and "key-one" not in json.dumps(s.public())
     cfg = tmp_path / "cfg.json"
     cfg.write_text(json.dumps({"port": 7000, "rate_limit": 5}))
-    s = load_settings(config_file=cfg, env={"GROUND_API_KEYS": "abcdefgh1,abcdefgh2", "GROUND_PORT": "7001"})
+    s = load_settings(
+        config_file=cfg, env={"GROUND_API_KEYS": "abcdefgh1,abcdefgh2", "GROUND_PORT": "7001"}
+    )
     assert (s.port, s.rate_limit, len(s.api_keys)) == (7001, 5, 2)
     with pytest.raises(ConfigurationError, match="port"):
         load_settings(env={"GROUND_PORT": "http", "GROUND_API_KEYS": "abcdefgh1"})
@@ -222,7 +227,9 @@ def _ground(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
         (("--api-keys-file", "/nonexistent/keys"), {}, "/nonexistent/keys"),
     ],
 )
-def test_serve_refuses_bad_config_in_one_line(args: tuple[str, ...], env: dict[str, str], words: str) -> None:
+def test_serve_refuses_bad_config_in_one_line(
+    args: tuple[str, ...], env: dict[str, str], words: str
+) -> None:
     done = _ground(*args, env=env)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
@@ -231,5 +238,11 @@ def test_serve_refuses_bad_config_in_one_line(args: tuple[str, ...], env: dict[s
 
 def test_core_import_does_not_load_fastapi() -> None:
     code = "import sys, ground_integrations, ground_integrations.server; print('fastapi' in sys.modules, 'uvicorn' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": SRC}, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.split() == ["False", "False"]

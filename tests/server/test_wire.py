@@ -81,7 +81,9 @@ def test_openai_client_sees_documented_errors(embedded_url: str) -> None:
             model="gpt-4o",
             messages=[{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}],
         )
-    bad = openai.OpenAI(base_url=f"{embedded_url}/v1/solar", api_key="wrong-key-xxxx", max_retries=0)
+    bad = openai.OpenAI(
+        base_url=f"{embedded_url}/v1/solar", api_key="wrong-key-xxxx", max_retries=0
+    )
     with pytest.raises(openai.AuthenticationError):
         bad.chat.completions.create(
             model="groundedness-check",
@@ -110,9 +112,7 @@ def test_package_judges_round_trip_and_agree_with_local_checker(
     ).check(context, answer)
     assert upstage.verdict == local.verdict
     assert azure.is_grounded == local.is_grounded
-    assert [d.text for d in azure.ungrounded_details] == [
-        d.text for d in local.ungrounded_details
-    ]
+    assert [d.text for d in azure.ungrounded_details] == [d.text for d in local.ungrounded_details]
 
 
 def test_azure_sample_with_httpx_and_offsets(embedded_url: str) -> None:
@@ -170,7 +170,9 @@ def test_azure_preview_guide_casing_and_qna(embedded_url: str) -> None:
     assert all("reason" not in d for d in out["ungroundedDetails"])
 
 
-def _azure(url: str, body: object, *, version: str | None = "2024-09-15-preview", key: str | None = KEY) -> httpx.Response:
+def _azure(
+    url: str, body: object, *, version: str | None = "2024-09-15-preview", key: str | None = KEY
+) -> httpx.Response:
     params = {"api-version": version} if version else {}
     headers = {"Ocp-Apim-Subscription-Key": key} if key else {}
     return httpx.post(f"{url}{AZURE_PATH}", params=params, headers=headers, json=body, timeout=60)
@@ -179,15 +181,55 @@ def _azure(url: str, body: object, *, version: str | None = "2024-09-15-preview"
 @pytest.mark.parametrize(
     ("body", "version", "code", "words"),
     [
-        ({"text": "x" * 7_501, "groundingSources": ["a"]}, "2024-09-15-preview", "InvalidRequestBody", "7,500"),
-        ({"text": "x", "groundingSources": ["a" * 30_000, "b" * 25_001]}, "2024-09-15-preview", "InvalidRequestBody", "55,000"),
-        ({"text": "x", "groundingSources": ["a"], "task": "QnA", "qna": {"query": "q" * 7_501}}, "2024-09-15-preview", "InvalidRequestBody", "7,500"),
-        ({"text": "x", "groundingSources": ["a"], "task": "QnA"}, "2024-09-15-preview", "InvalidRequestBody", "qna.query"),
-        ({"text": "x", "groundingSources": ["a"], "task": "Translation"}, "2024-09-15-preview", "InvalidRequestBody", "QnA or Summarization"),
+        (
+            {"text": "x" * 7_501, "groundingSources": ["a"]},
+            "2024-09-15-preview",
+            "InvalidRequestBody",
+            "7,500",
+        ),
+        (
+            {"text": "x", "groundingSources": ["a" * 30_000, "b" * 25_001]},
+            "2024-09-15-preview",
+            "InvalidRequestBody",
+            "55,000",
+        ),
+        (
+            {"text": "x", "groundingSources": ["a"], "task": "QnA", "qna": {"query": "q" * 7_501}},
+            "2024-09-15-preview",
+            "InvalidRequestBody",
+            "7,500",
+        ),
+        (
+            {"text": "x", "groundingSources": ["a"], "task": "QnA"},
+            "2024-09-15-preview",
+            "InvalidRequestBody",
+            "qna.query",
+        ),
+        (
+            {"text": "x", "groundingSources": ["a"], "task": "Translation"},
+            "2024-09-15-preview",
+            "InvalidRequestBody",
+            "QnA or Summarization",
+        ),
         ({"groundingSources": ["a"]}, "2024-09-15-preview", "InvalidRequestBody", "text"),
-        ({"text": "x", "groundingSources": [""]}, "2024-09-15-preview", "InvalidRequestBody", "empty"),
-        ({"text": "x", "groundingSources": ["a"]}, None, "MissingApiVersionParameter", "api-version"),
-        ({"text": "x", "groundingSources": ["a"]}, "2023-01-01", "UnsupportedApiVersionValue", "2024-09-15-preview"),
+        (
+            {"text": "x", "groundingSources": [""]},
+            "2024-09-15-preview",
+            "InvalidRequestBody",
+            "empty",
+        ),
+        (
+            {"text": "x", "groundingSources": ["a"]},
+            None,
+            "MissingApiVersionParameter",
+            "api-version",
+        ),
+        (
+            {"text": "x", "groundingSources": ["a"]},
+            "2023-01-01",
+            "UnsupportedApiVersionValue",
+            "2024-09-15-preview",
+        ),
     ],
 )
 def test_azure_errors_have_azure_shape(
@@ -223,7 +265,9 @@ def test_native_route_returns_full_result(embedded_url: str) -> None:
     out = r.json()
     assert out["verdict"] == "notGrounded"
     assert out["sentences"] and out["judge"]["name"]
-    assert out["ungrounded_details"][0]["offset"]["code_point"] >= 0  # the package's own field names
+    assert (
+        out["ungrounded_details"][0]["offset"]["code_point"] >= 0
+    )  # the package's own field names
     bad = httpx.post(
         f"{embedded_url}/v1/groundedness",
         headers={"Authorization": f"Bearer {KEY}"},

@@ -78,7 +78,9 @@ class Metrics:
             registry=self.registry,
         )
         self.judge_errors = Counter(
-            "ground_judge_errors", "Checks that failed in the judge", ["kind"],
+            "ground_judge_errors",
+            "Checks that failed in the judge",
+            ["kind"],
             registry=self.registry,
         )
         self.in_flight = Gauge(
@@ -133,7 +135,9 @@ class Service:
     async def check(self, route: str, **kwargs: Any) -> GroundednessResult:
         if not self.ready:
             raise WireError(
-                503, "the judge is still loading; retry shortly", kind="server_error",
+                503,
+                "the judge is still loading; retry shortly",
+                kind="server_error",
                 code="ServiceUnavailable",
             )
         checker = self.checker
@@ -424,7 +428,9 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
             )
         if domain is None:
             raise WireError(
-                400, "domain must be Generic or Medical.", code="InvalidRequestBody",
+                400,
+                "domain must be Generic or Medical.",
+                code="InvalidRequestBody",
                 param="domain",
             )
         query = body.qna.query if body.qna else None
@@ -509,4 +515,3 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         return Response(generate_latest(service.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
-

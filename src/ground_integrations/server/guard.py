@@ -70,9 +70,7 @@ class RateLimiter:
                 return None
             self._buckets[identity] = (tokens, now)
             if len(self._buckets) > 10_000:  # forget idle identities (full buckets)
-                self._buckets = {
-                    k: v for k, v in self._buckets.items() if v[0] < self.capacity - 1
-                }
+                self._buckets = {k: v for k, v in self._buckets.items() if v[0] < self.capacity - 1}
             return (1.0 - tokens) / self.refill
 
 

@@ -29,7 +29,9 @@ def app_from_env() -> FastAPI:
 
     raw = os.environ.get(SETTINGS_ENV)
     if raw is None:
-        raise ConfigurationError(f"{SETTINGS_ENV} is not set; start the service with `ground serve`")
+        raise ConfigurationError(
+            f"{SETTINGS_ENV} is not set; start the service with `ground serve`"
+        )
     return create_app(ServerSettings.model_validate(json.loads(raw)))
 
 
