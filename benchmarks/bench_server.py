@@ -181,11 +181,11 @@ def main() -> None:
             proc.wait(60)
     print()
     print("service overhead at concurrency 1, 1 worker, against the in-process checker:")
-    print(
-        f"  mean latency {mean_ratio:.2f}x, p50 {overhead:.2f}x (the p50 request is one the judge"
-    )
-    print("  settles in about a millisecond, so HTTP and JSON dominate it; the mean is what a")
-    print("  client pays on this mix)")
+    print(f"  mean latency {mean_ratio:.2f}x, p50 {overhead:.2f}x")
+    print("  (the median request is one the judge settles quickly, so HTTP and JSON weigh most")
+    print("  on it; the mean is what a client pays on this mix)")
+    print(f"note: {os.cpu_count()} CPUs shared with whatever else runs on the machine; a second")
+    print("  worker only helps when a core is free")
 
 
 if __name__ == "__main__":
