@@ -246,3 +246,56 @@ def test_core_import_does_not_load_fastapi() -> None:
         check=True,
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_ground_serve_logs_neither_keys_nor_bodies(tmp_path: Path) -> None:
+    """The real command, with the keys in a file: its whole output holds no key and no body."""
+    keys = tmp_path / "keys.txt"
+    keys.write_text(f"{KEY}\n")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GROUND_")}
+    env["PYTHONPATH"] = SRC
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ground_integrations.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--api-keys-file",
+            str(keys),
+            "--judge",
+            "heuristic",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline and proc.poll() is None, "server did not start"
+            time.sleep(0.1)
+        secret_text = "Zanzibar-secret-context-7731"
+        r = httpx.post(
+            f"{url}/v1/groundedness",
+            headers={"Authorization": f"Bearer {KEY}"},
+            json={"context": secret_text, "answer": "Zanzibar is a secret."},
+        )
+        assert r.status_code == 200
+        assert httpx.get(f"{url}/readyz").json()["judge"] == "heuristic"
+        assert _chat(url, key="wrong-key-abcdef").status_code == 401
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=30)
+    assert "ready" in output  # it did log (settings, without keys)
+    assert KEY not in output and "wrong-key-abcdef" not in output
+    assert "Zanzibar" not in output

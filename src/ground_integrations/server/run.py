@@ -40,6 +40,16 @@ def serve(settings: ServerSettings) -> None:
         import uvicorn
     except ImportError as exc:  # pragma: no cover
         raise MissingDependencyError("uvicorn", "server") from exc
+    from copy import deepcopy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    log_config = deepcopy(LOGGING_CONFIG)  # uvicorn's, plus this package's logger
+    log_config["loggers"]["ground_integrations"] = {
+        "handlers": ["default"],
+        "level": "INFO",
+        "propagate": False,
+    }
     data = settings.model_dump(mode="json")
     data["api_keys"] = [k.get_secret_value() for k in settings.api_keys]
     os.environ[SETTINGS_ENV] = json.dumps(data)
@@ -52,5 +62,6 @@ def serve(settings: ServerSettings) -> None:
         timeout_graceful_shutdown=int(settings.graceful_timeout),
         access_log=False,  # paths and statuses only would be fine; bodies are never logged
         log_level="info",
+        log_config=log_config,
         server_header=False,
     )
