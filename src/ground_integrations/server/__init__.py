@@ -14,7 +14,7 @@ FastAPI, uvicorn and prometheus-client are imported only by :func:`create_app` a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .settings import ServerSettings, load_settings
 
@@ -38,7 +38,3 @@ def serve(settings: ServerSettings) -> None:
     from .run import serve as _serve
 
     _serve(settings)
-
-
-def __getattr__(name: str) -> Any:  # pragma: no cover - a clear error for a typo
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -74,7 +74,7 @@ def openai_error_body(error: WireError) -> dict[str, Any]:
             "message": error.message,
             "type": error.kind,
             "param": error.param,
-            "code": error.code if error.status != 400 or error.code else None,
+            "code": error.code,
         }
     }
 
