@@ -158,6 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     cal.add_argument("--no-progress", action="store_true")
     _judge_options(cal)
+    _serve_options(sub)
     return parser
 
 
@@ -187,6 +188,63 @@ def _make_checker(args: argparse.Namespace, **options: Any) -> GroundednessCheck
 
         thresholds = CalibratedThresholds.load(args.thresholds)
     return GroundednessChecker(_make_judge(args), thresholds=thresholds, **options)
+
+
+def _serve_options(sub: Any) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="run the HTTP service (extra [server]): Upstage- and Azure-compatible routes",
+        description="Keys come from GROUND_API_KEYS (comma-separated) or --api-keys-file; "
+        "every option can also be set as GROUND_<NAME> or in --config FILE.json.",
+    )
+    serve.add_argument("--host", default=None, help="default 127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="default 8080")
+    serve.add_argument("--workers", type=int, default=None, help="processes (default 1)")
+    serve.add_argument("--judge", default=None, help="a judge name; default: the embedded judge")
+    serve.add_argument("--judge-config", default=None, metavar="JSON", help="judge settings")
+    serve.add_argument("--api-keys-file", default=None, metavar="PATH", help="one key a line")
+    serve.add_argument("--no-auth", action="store_true", default=None, help="run without keys")
+    serve.add_argument(
+        "--force-no-auth",
+        action="store_true",
+        default=None,
+        help="allow --no-auth on a non-loopback host",
+    )
+    serve.add_argument("--config", default=None, metavar="PATH", help="settings as a JSON object")
+    serve.add_argument("--max-body-bytes", type=int, default=None, help="default 1,000,000")
+    serve.add_argument("--rate-limit", type=int, default=None, help="per key per minute (600)")
+    serve.add_argument("--request-timeout", type=float, default=None, help="seconds (30)")
+    serve.add_argument("--max-in-flight", type=int, default=None, help="checks at once (4)")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .server.settings import _json_object, load_settings
+
+    settings = load_settings(
+        config_file=args.config,
+        api_keys_file=args.api_keys_file,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        judge=args.judge,
+        judge_config=_json_object(args.judge_config, "--judge-config")
+        if args.judge_config
+        else None,
+        no_auth=args.no_auth,
+        force_no_auth=args.force_no_auth,
+        max_body_bytes=args.max_body_bytes,
+        rate_limit=args.rate_limit,
+        request_timeout=args.request_timeout,
+        max_in_flight=args.max_in_flight,
+    )
+    if settings.judge is not None:  # fail now, in one line, not in every worker
+        from .judges import load_judge
+
+        load_judge(settings.judge, **settings.judge_config).close()
+    from .server import serve
+
+    serve(settings)
+    return EXIT_OK
 
 
 def _non_negative(value: str) -> int:
@@ -595,7 +653,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"check": _check, "eval": _eval, "calibrate": _calibrate}
+    commands = {"check": _check, "eval": _eval, "calibrate": _calibrate, "serve": _serve}
     try:
         return commands[args.command](args)
     except InvalidInputError as exc:
