@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import telemetry
-from .errors import ConfigurationError, EnforceTimeoutError, JudgeError, UngroundedAnswerError
+from .errors import (
+    ConfigurationError,
+    EmptyInputError,
+    EnforceTimeoutError,
+    JudgeError,
+    UngroundedAnswerError,
+)
 from .models import (
     Domain,
     GroundednessResult,
@@ -70,6 +76,12 @@ class OnError(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+#: What a regeneration is told after an empty answer.
+EMPTY_ANSWER_FEEDBACK = (
+    "The previous answer was empty. Answer the question using only the retrieved context."
+)
 
 
 class Decision(BaseModel):
@@ -327,6 +339,30 @@ class Policy(BaseModel):
             feedback=result.feedback(),
             text=text,
         )
+
+    def decide_empty(self, *, attempt: int = 0, can_regenerate: bool = True) -> Decision:
+        """An empty generated answer is a failed attempt, in every adapter and mode: regenerate
+        (with feedback saying so) when the policy regenerates ungrounded answers and still may,
+        else block (``fallback_message`` or :class:`UngroundedAnswerError`)."""
+        if (
+            self.on_not_grounded is Action.REGENERATE
+            and can_regenerate
+            and attempt < self.max_regenerations
+        ):
+            decision = Decision(
+                action=Action.REGENERATE,
+                attempt=attempt,
+                reason="the generated answer is empty; regenerating",
+                feedback=EMPTY_ANSWER_FEEDBACK,
+            )
+        else:
+            decision = Decision(
+                action=Action.BLOCK,
+                attempt=attempt,
+                reason="the generated answer is empty: there is nothing to release",
+            )
+        telemetry.decision_event(decision, None)
+        return decision
 
     def blocked_error(
         self, result: GroundednessResult | None, decision: Decision
@@ -610,6 +646,12 @@ class _Loop:
             can_correct=self.can_correct,
         )
 
+    def decide_empty(self) -> Decision:
+        """The decision on an empty generated answer (a failed attempt)."""
+        attempt = len(self.attempts) - self.corrections + self.regenerated
+        self.attempts.append(("", None))
+        return self.policy.decide_empty(attempt=attempt, can_regenerate=self.can_regenerate)
+
     def correction_plan(
         self, context: Any, decision: Decision
     ) -> tuple[str | None, list[tuple[int, int, str, list[str]]]]:
@@ -697,8 +739,10 @@ def enforce(
     ``(answer, context)`` when it retrieves again, or a :class:`Regeneration` carrying a
     ``payload`` too; ``payload`` is the first answer's. On block, raises
     :class:`UngroundedAnswerError` unless the policy has a ``fallback_message`` or
-    ``raise_on_block=False`` (then check :attr:`Enforced.blocked`). Bad input (empty answer, ...)
-    raises before any policy applies; only a failing judge goes to the policy's ``on_error``.
+    ``raise_on_block=False`` (then check :attr:`Enforced.blocked`). An empty answer is a failed
+    attempt (:meth:`Policy.decide_empty`: regenerate if the policy can, else block); other bad
+    input (empty context, ...) raises before any policy applies; a failing judge goes to the
+    policy's ``on_error``.
     The policy's ``attempt_timeout`` / ``total_timeout`` raise :class:`EnforceTimeoutError`.
 
     ``redact`` releases the answer without its flagged sentences (:attr:`Decision.removed`);
@@ -725,9 +769,16 @@ def enforce(
     )
     output = answer
     while True:
-        text = loop.normalize_answer(output)
         result: GroundednessResult | None = None
         error: JudgeError | None = None
+        text = _answer_or_none(loop, output)
+        if text is None:  # an empty generation: a failed attempt, never a crash
+            decision = loop.decide_empty()
+            if decision.action is not Action.REGENERATE or regenerate is None:
+                return loop.finish(output, None, decision, payload)
+            value = loop.call("regenerate", regenerate, decision.feedback, len(loop.attempts))
+            output, context, payload = _unpack(value, context)
+            continue
         try:
             result = loop.call(
                 "the check",
@@ -793,9 +844,17 @@ async def aenforce(
     )
     output = answer
     while True:
-        text = loop.normalize_answer(output)
         result: GroundednessResult | None = None
         error: JudgeError | None = None
+        text = _answer_or_none(loop, output)
+        if text is None:  # an empty generation: a failed attempt, never a crash
+            decision = loop.decide_empty()
+            if decision.action is not Action.REGENERATE or regenerate is None:
+                return loop.finish(output, None, decision, payload)
+            assert decision.feedback is not None
+            step = _aregenerate(regenerate, decision.feedback, len(loop.attempts), loop.timed)
+            output, context, payload = _unpack(await loop.acall("regenerate", step), context)
+            continue
         try:
             result = await loop.acall(
                 "the check",
@@ -820,6 +879,16 @@ async def aenforce(
         assert decision.feedback is not None
         step = _aregenerate(regenerate, decision.feedback, len(loop.attempts), loop.timed)
         output, context, payload = _unpack(await loop.acall("regenerate", step), context)
+
+
+def _answer_or_none(loop: _Loop, output: Any) -> str | None:
+    """The answer's text, or None when the generator produced nothing (blank or empty)."""
+    try:
+        return loop.normalize_answer(output)
+    except EmptyInputError as exc:
+        if exc.field == "answer":
+            return None
+        raise
 
 
 async def _aregenerate(

@@ -225,8 +225,15 @@ class SentenceGate:
             return None, exc
 
     def close(self) -> list[Release]:
-        """The stream ended: judge what is left."""
-        return self.feed("", final=True)
+        """The stream ended: judge what is left (an answer that never had any text is a failed
+        attempt: blocked, see :meth:`Policy.decide_empty`)."""
+        return self.feed("", final=True) or self._empty()
+
+    def _empty(self) -> list[Release]:
+        if self.closed or self.releases or self._buffer.strip():
+            return []
+        decision = self.policy.decide_empty(can_regenerate=False)
+        return [self._release(self._buffer, "", None, decision)]
 
     async def afeed(self, delta: str, *, final: bool = False) -> list[Release]:
         """Async twin of :meth:`feed`."""
@@ -248,4 +255,4 @@ class SentenceGate:
         return out
 
     async def aclose(self) -> list[Release]:
-        return await self.afeed("", final=True)
+        return await self.afeed("", final=True) or self._empty()

@@ -505,9 +505,10 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
                 yield from self._emit(release, seen, dict_stream)
             if gate.closed:
                 return
-        if gate is not None:
-            for release in gate.close():
-                yield from self._emit(release, seen, dict_stream)
+        # a stream with no answer text is a failed attempt: the gate blocks it
+        gate = gate or self._gate(value, seen)
+        for release in gate.close():
+            yield from self._emit(release, seen, dict_stream)
 
     async def _astream_sentences(
         self,
@@ -544,10 +545,10 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
                     yield piece
             if gate.closed:
                 return
-        if gate is not None:
-            for release in await gate.aclose():
-                for piece in self._emit(release, seen, dict_stream):
-                    yield piece
+        gate = gate or self._gate(value, seen)
+        for release in await gate.aclose():
+            for piece in self._emit(release, seen, dict_stream):
+                yield piece
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
