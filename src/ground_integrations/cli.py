@@ -203,6 +203,12 @@ def _serve_options(sub: Any) -> None:
     serve.add_argument("--judge", default=None, help="a judge name; default: the embedded judge")
     serve.add_argument("--judge-config", default=None, metavar="JSON", help="judge settings")
     serve.add_argument("--api-keys-file", default=None, metavar="PATH", help="one key a line")
+    serve.add_argument(
+        "--thresholds",
+        default=None,
+        metavar="JSON",
+        help="cuts written by `ground calibrate` (default: the judge's own)",
+    )
     serve.add_argument("--no-auth", action="store_true", default=None, help="run without keys")
     serve.add_argument(
         "--force-no-auth",
@@ -230,6 +236,7 @@ def _serve(args: argparse.Namespace) -> int:
         judge_config=_json_object(args.judge_config, "--judge-config")
         if args.judge_config
         else None,
+        thresholds=args.thresholds,
         no_auth=args.no_auth,
         force_no_auth=args.force_no_auth,
         max_body_bytes=args.max_body_bytes,
@@ -241,6 +248,10 @@ def _serve(args: argparse.Namespace) -> int:
         from .judges import load_judge
 
         load_judge(settings.judge, **settings.judge_config).close()
+    if settings.thresholds is not None:
+        from .calibration import CalibratedThresholds
+
+        CalibratedThresholds.load(settings.thresholds)
     from .server import serve
 
     serve(settings)

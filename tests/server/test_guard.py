@@ -299,3 +299,39 @@ def test_ground_serve_logs_neither_keys_nor_bodies(tmp_path: Path) -> None:
     assert "ready" in output  # it did log (settings, without keys)
     assert KEY not in output and "wrong-key-abcdef" not in output
     assert "Zanzibar" not in output
+
+
+def test_calibrated_thresholds_apply_to_every_route(tmp_path: Path) -> None:
+    from ground_integrations import HeuristicJudge
+    from ground_integrations.calibration import CalibratedThresholds, GroupCut
+
+    judge = HeuristicJudge()
+    strict = CalibratedThresholds(
+        judge=None,
+        max_pass_rate=0.05,
+        confidence=0.9,
+        default=GroupCut(
+            cut=0.999,
+            n_not_grounded=60,
+            n_grounded=60,
+            rank=1,
+            passed_not_grounded=0,
+            blocked_grounded=60,
+        ),
+    )
+    path = tmp_path / "thresholds.json"
+    strict.save(path)
+    body = {"context": "Its peak is 4,207.3 m above sea level.", "answer": "Its peak is 4,207.3 m."}
+    auth = {"Authorization": f"Bearer {KEY}"}
+    with running(settings(), judge=judge) as url:
+        assert (
+            httpx.post(f"{url}/v1/groundedness", json=body, headers=auth).json()["verdict"]
+            == "grounded"
+        )
+    with running(settings(thresholds=str(path)), judge=judge) as url:
+        r = httpx.post(f"{url}/v1/groundedness", json=body, headers=auth)
+        assert r.json()["verdict"] != "grounded"  # the calibrated cut (0.999) decides
+    # a missing file stops `ground serve` at startup, in one line
+    from ground_integrations.cli import main
+
+    assert main(["serve", "--no-auth", "--thresholds", str(tmp_path / "missing.json")]) == 2

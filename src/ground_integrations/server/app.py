@@ -109,8 +109,13 @@ class Service:
         judge = self._judge
         if judge is None:
             judge = load_judge(s.judge, **s.judge_config) if s.judge else default_judge()
+        thresholds = None
+        if s.thresholds is not None:
+            from ..calibration import CalibratedThresholds
+
+            thresholds = CalibratedThresholds.load(s.thresholds)
         # No cache: the service keeps no state between requests.
-        self.checker = GroundednessChecker(judge, cache_size=0)
+        self.checker = GroundednessChecker(judge, thresholds=thresholds, cache_size=0)
         self.checker.check(*_WARMUP)
         self.ready = True
 

@@ -37,6 +37,9 @@ class ServerSettings(BaseModel):
     workers: int = Field(1, ge=1, le=64)
     judge: str | None = Field(None, description="a load_judge name; default: the embedded judge")
     judge_config: dict[str, Any] = Field(default_factory=dict)
+    thresholds: str | None = Field(
+        None, description="a thresholds.json written by `ground calibrate` for this judge"
+    )
     api_keys: tuple[SecretStr, ...] = ()
     no_auth: bool = False
     force_no_auth: bool = Field(False, description="allow no_auth on a non-loopback host")
@@ -106,6 +109,7 @@ _ENV_FIELDS = {
     "workers": "WORKERS",
     "judge": "JUDGE",
     "judge_config": "JUDGE_CONFIG",
+    "thresholds": "THRESHOLDS",
     "api_keys": "API_KEYS",
     "no_auth": "NO_AUTH",
     "max_body_bytes": "MAX_BODY_BYTES",
