@@ -204,7 +204,9 @@ def test_sentence_streaming_fallback_and_fully_grounded() -> None:
     text, _, error = _collect(guard.stream({"question": QUESTION}))
     assert error is None
     assert text == "Mauna Kea is an inactive volcano on the island of Hawaii. [removed]"
-    clean = GroundednessGuard(make_rag_chain(make_model([GROUNDED])), streaming="sentence")
+    clean = GroundednessGuard(
+        make_rag_chain(make_model([GROUNDED])), policy=Policy.block(), streaming="sentence"
+    )
     text, chunks, error = _collect(clean.stream({"question": QUESTION}))
     assert error is None and text == GROUNDED
     assert sum(1 for c in chunks if "answer" in c) == 2  # one release per sentence

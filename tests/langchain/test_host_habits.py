@@ -159,3 +159,80 @@ def test_schemas_are_real() -> None:
     assert check.get_output_jsonschema()["title"] == "GroundednessResult"
     result = check.invoke({"context": [DOCS[0]], "response": HALLUCINATION})
     assert result.verdict is Verdict.NOT_GROUNDED
+
+
+# -- point 4: streaming says what happened -------------------------------------------------
+
+
+def test_sentence_streaming_refuses_a_policy_that_would_regenerate() -> None:
+    from ground_integrations import ConfigurationError
+
+    chain = tutorial_chain(make_model([GROUNDED]))
+    with pytest.raises(ConfigurationError, match="cannot regenerate"):
+        GroundednessGuard(chain, streaming="sentence")  # the default policy regenerates
+    with pytest.raises(ConfigurationError, match="streaming='buffer'"):
+        GroundednessGuard(chain, policy=Policy(on_not_sure="regenerate"), streaming="sentence")
+
+
+def test_a_dict_stream_ends_with_the_outcome() -> None:
+    from .conftest import make_rag_chain
+
+    guard = GroundednessGuard(
+        make_rag_chain(make_model([GROUNDED])), policy=Policy.block(), streaming="sentence"
+    )
+    chunks = list(guard.stream({"question": QUESTION}))
+    last = chunks[-1]
+    assert set(last) == {"groundedness"}
+    summary = last["groundedness"]
+    assert summary["verdict"] == "grounded" and summary["action"] == "pass"
+    assert not summary["blocked"] and len(summary["sentences"]) == 2
+    assert all(
+        set(c) <= {"question", "context", "feedback", "answer", "groundedness"} for c in chunks
+    )
+
+
+async def test_a_message_stream_ends_with_metadata_and_a_str_stream_with_an_event() -> None:
+    prompt = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{question}")])
+    guard = GroundednessGuard(
+        prompt | make_model([HALLUCINATION]), policy=Policy.annotate(), streaming="sentence"
+    )
+    chunks = [c async for c in guard.astream({"question": QUESTION, "context": GROUNDED})]
+    from langchain_core.messages import AIMessageChunk
+
+    assert chunks and all(isinstance(c, AIMessageChunk) for c in chunks)
+    merged = chunks[0]
+    for c in chunks[1:]:
+        merged = merged + c
+    assert merged.content == HALLUCINATION
+    assert merged.response_metadata["groundedness"]["verdict"] == "notGrounded"
+    text_guard = GroundednessGuard(
+        prompt | make_model([GROUNDED]) | StrOutputParser(),
+        policy=Policy.annotate(),
+        streaming="sentence",
+    )
+    events = [
+        e
+        async for e in text_guard.astream_events(
+            {"question": QUESTION, "context": GROUNDED}, version="v2"
+        )
+    ]
+    custom = [e for e in events if e["event"] == "on_custom_event"]
+    assert [e["data"]["verdict"] for e in custom] == ["grounded"]
+
+
+def test_a_blocked_stream_reports_before_it_raises() -> None:
+    events = Events()
+    prompt = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{question}")])
+    guard = GroundednessGuard(
+        prompt | make_model([HALLUCINATION]) | StrOutputParser(),
+        policy=Policy.block(),
+        streaming="sentence",
+    )
+    with pytest.raises(UngroundedAnswerError):
+        list(
+            guard.stream(
+                {"question": QUESTION, "context": GROUNDED}, config={"callbacks": [events]}
+            )
+        )
+    ((name, data),) = events.seen
+    assert name == "groundedness_result" and data["blocked"] and data["verdict"] == "notGrounded"

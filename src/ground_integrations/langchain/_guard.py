@@ -15,14 +15,14 @@ from langchain_core.callbacks import (
 )
 from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
 from langchain_core.documents import Document
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ..checker import GroundednessChecker
-from ..errors import InvalidInputError
-from ..models import Domain, Task, configuration_error
+from ..errors import ConfigurationError, InvalidInputError, UngroundedAnswerError
+from ..models import Domain, Task, Verdict, configuration_error
 from ..policies import (
     Action,
     Enforced,
@@ -65,6 +65,35 @@ class _Retrieved(BaseCallbackHandler):
     ) -> None:
         seen = {(d.page_content, d.id) for d in self.documents}
         self.documents.extend(d for d in documents if (d.page_content, d.id) not in seen)
+
+
+def stream_summary(gate: SentenceGate | None) -> dict[str, Any]:
+    """What a sentence stream did: the overall verdict (the worst sentence's), the strongest
+    action taken, whether it was blocked, and each sentence's verdict, score and action."""
+    releases = gate.releases if gate is not None else []
+    verdicts = [r.result.verdict for r in releases if r.result is not None]
+    verdict = next(
+        (v.value for v in (Verdict.NOT_GROUNDED, Verdict.NOT_SURE) if v in verdicts),
+        Verdict.GROUNDED.value if verdicts else None,
+    )
+    order = [Action.BLOCK, Action.REDACT, Action.CORRECT, Action.ANNOTATE, Action.PASS]
+    actions = {r.decision.action for r in releases}
+    action = next((a.value for a in order if a in actions), None)
+    return {
+        "verdict": verdict,
+        "action": action,
+        "blocked": any(r.blocked for r in releases),
+        "sentences": [
+            {
+                "text": r.sentence,
+                "verdict": r.result.verdict.value if r.result is not None else None,
+                "score": r.result.score if r.result is not None else None,
+                "action": r.decision.action.value,
+                "reason": r.decision.reason,
+            }
+            for r in releases
+        ],
+    }
 
 
 def _with_handler(config: RunnableConfig, handler: BaseCallbackHandler) -> RunnableConfig:
@@ -183,6 +212,14 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             super().__init__(**kwargs)
         except ValidationError as exc:
             raise configuration_error(type(self).__name__, exc) from None
+        if self.streaming == "sentence" and self._may_regenerate():
+            raise ConfigurationError(
+                "GroundednessGuard(streaming='sentence') releases each sentence once it is "
+                "checked, so it cannot regenerate the answer; give it a policy that blocks, "
+                "annotates, redacts or corrects (e.g. Policy.block() or "
+                "Policy(on_not_grounded='block', fallback_message=...)), or use "
+                "streaming='buffer' to regenerate before anything is released"
+            )
         if self.chain is None:
             return
         if self.feedback_slot != "auto":
@@ -479,6 +516,16 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         piece = message_chunk_like(seen.get("__template__"), text)
         yield {self.answer_key: piece} if dict_stream else piece
 
+    def _final_chunk(self, summary: dict[str, Any], seen: dict[str, Any], dict_stream: bool) -> Any:
+        """The stream's last chunk, carrying the outcome: ``{metadata_key: summary}`` in a dict
+        stream, an empty ``AIMessageChunk`` with it in ``response_metadata`` in a message stream
+        (None for a str stream: the ``groundedness_result`` event carries it)."""
+        if dict_stream:
+            return {self.metadata_key: summary}
+        if isinstance(seen.get("__template__"), BaseMessage):
+            return AIMessageChunk(content="", response_metadata={self.metadata_key: summary})
+        return None
+
     def _stream_sentences(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Iterator[Any]:
@@ -493,22 +540,32 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         seen: dict[str, Any] = {}
         gate: SentenceGate | None = None
         dict_stream = False
-        for chunk in source:
-            dict_stream = dict_stream or isinstance(chunk, Mapping)
-            delta, passthrough = self._split_chunk(chunk, seen)
-            if passthrough:
-                yield passthrough
-            if not delta:
-                continue
-            gate = gate or self._gate(value, seen)
-            for release in gate.feed(delta):
-                yield from self._emit(release, seen, dict_stream)
-            if gate.closed:
-                return
-        # a stream with no answer text is a failed attempt: the gate blocks it
-        gate = gate or self._gate(value, seen)
-        for release in gate.close():
-            yield from self._emit(release, seen, dict_stream)
+        try:
+            for chunk in source:
+                dict_stream = dict_stream or isinstance(chunk, Mapping)
+                delta, passthrough = self._split_chunk(chunk, seen)
+                if passthrough:
+                    yield passthrough
+                if not delta:
+                    continue
+                gate = gate or self._gate(value, seen)
+                for release in gate.feed(delta):
+                    yield from self._emit(release, seen, dict_stream)
+                if gate.closed:
+                    break
+            else:
+                # a stream with no answer text is a failed attempt: the gate blocks it
+                gate = gate or self._gate(value, seen)
+                for release in gate.close():
+                    yield from self._emit(release, seen, dict_stream)
+        except UngroundedAnswerError:
+            dispatch_custom_event(RESULT_EVENT, stream_summary(gate), config=config)
+            raise
+        summary = stream_summary(gate)
+        dispatch_custom_event(RESULT_EVENT, summary, config=config)
+        final = self._final_chunk(summary, seen, dict_stream)
+        if final is not None:
+            yield final
 
     async def _astream_sentences(
         self,
@@ -532,23 +589,33 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             ):
                 yield c
 
-        async for chunk in source():
-            dict_stream = dict_stream or isinstance(chunk, Mapping)
-            delta, passthrough = self._split_chunk(chunk, seen)
-            if passthrough:
-                yield passthrough
-            if not delta:
-                continue
-            gate = gate or self._gate(value, seen)
-            for release in await gate.afeed(delta):
-                for piece in self._emit(release, seen, dict_stream):
-                    yield piece
-            if gate.closed:
-                return
-        gate = gate or self._gate(value, seen)
-        for release in await gate.aclose():
-            for piece in self._emit(release, seen, dict_stream):
-                yield piece
+        try:
+            async for chunk in source():
+                dict_stream = dict_stream or isinstance(chunk, Mapping)
+                delta, passthrough = self._split_chunk(chunk, seen)
+                if passthrough:
+                    yield passthrough
+                if not delta:
+                    continue
+                gate = gate or self._gate(value, seen)
+                for release in await gate.afeed(delta):
+                    for piece in self._emit(release, seen, dict_stream):
+                        yield piece
+                if gate.closed:
+                    break
+            else:
+                gate = gate or self._gate(value, seen)
+                for release in await gate.aclose():
+                    for piece in self._emit(release, seen, dict_stream):
+                        yield piece
+        except UngroundedAnswerError:
+            await adispatch_custom_event(RESULT_EVENT, stream_summary(gate), config=config)
+            raise
+        summary = stream_summary(gate)
+        await adispatch_custom_event(RESULT_EVENT, summary, config=config)
+        final = self._final_chunk(summary, seen, dict_stream)
+        if final is not None:
+            yield final
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
