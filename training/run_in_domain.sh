@@ -9,6 +9,7 @@ PY=${PY:-.venv/bin/python}
 DATA=${DATA:-../shared/data/rag_dev.jsonl}
 STAGE1=${STAGE1:-077cebe}   # the commit that shipped the stage-1 model
 RUNS=${RUNS:-"0 1 -1"}
+EPOCHS=${EPOCHS:-1}     # the shipped recipe; EPOCHS=2 writes runs named rag-fold<k>-e2
 mkdir -p training/runs/recovered
 if [ ! -f training/runs/recovered/checkpoint.pt ]; then
     git show "$STAGE1:src/ground_integrations/_model/model.onnx" > training/runs/recovered/stage1.onnx
@@ -16,9 +17,10 @@ if [ ! -f training/runs/recovered/checkpoint.pt ]; then
         --onnx training/runs/recovered/stage1.onnx --out training/runs/recovered/checkpoint.pt
 fi
 COMMON=(--init training/runs/recovered/checkpoint.pt --in-domain "$DATA" --folds 2
-        --epochs 1 --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600)
+        --epochs "$EPOCHS" --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600)
 for fold in $RUNS; do
     run=rag-fold$fold; [ "$fold" = -1 ] && run=rag-all
+    [ "$EPOCHS" != 1 ] && run=$run-e$EPOCHS
     mkdir -p training/runs/$run
     $PY training/train_cross_encoder.py --run $run --fold $fold "${COMMON[@]}" 2>&1 \
         | grep --line-buffered -v Warning | tee -a training/runs/$run/log.txt
