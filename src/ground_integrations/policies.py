@@ -302,19 +302,18 @@ class Policy(BaseModel):
             )
         action = self.action_for(result.verdict)
         what = _subject(result)
-        if action in (Action.REDACT, Action.CORRECT) and not isinstance(result, GroundednessResult):
+        if isinstance(result, GroundednessResult):
+            if action is Action.REDACT:
+                return self._decide_redact(result, attempt)
+            if action is Action.CORRECT:
+                return self._decide_correct(result, attempt, corrections, can_correct)
+        elif action in (Action.REDACT, Action.CORRECT):
             return Decision(
                 action=self.on_exhausted,
                 verdict=result.verdict,
                 attempt=attempt,
                 reason=f"{what}; {action.value} needs a groundedness result's sentences",
             )
-        if action is Action.REDACT:
-            assert isinstance(result, GroundednessResult)
-            return self._decide_redact(result, attempt)
-        if action is Action.CORRECT:
-            assert isinstance(result, GroundednessResult)
-            return self._decide_correct(result, attempt, corrections, can_correct)
         if action is Action.REGENERATE:
             if not can_regenerate:
                 return Decision(
@@ -992,7 +991,8 @@ async def aenforce(
         if citations is not None and result is not None:
             cited, cite_error = None, None
             try:
-                cited = loop.call("the citation check", citations, context, text, output)
+                step_c = _acite(citations, context, text, output, loop.timed)
+                cited = await loop.acall("the citation check", step_c)
             except JudgeError as exc:
                 cite_error = exc
             decision = loop.combine(decision, result, cited, cite_error)
