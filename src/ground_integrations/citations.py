@@ -382,6 +382,12 @@ class CitationResult(_Model):
         """How many sentences have each status (every status listed)."""
         return {s.value: sum(x.status is s for x in self.sentences) for s in CitationStatus}
 
+    @property
+    def unmarked_answer(self) -> str:
+        """The answer without its citation markers, as its sentences were judged (what a
+        groundedness check beside this one should read: ``[7]`` is not a figure)."""
+        return _strip_markers(self.answer, self.markers).text
+
     def describe(self) -> str:
         """The subject of a policy decision's reason: "citations are notGrounded (1 miscited)"."""
         summary = ", ".join(f"{n} {k}" for k, n in self.counts().items() if n and k != "ok")

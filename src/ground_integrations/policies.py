@@ -627,7 +627,7 @@ RegenerateFn = Callable[[str, int], Regenerated]
 ARegenerateFn = Callable[[str, int], Union[Awaitable[Regenerated], Regenerated]]
 _T = TypeVar("_T")
 CitationCheck = Callable[[Any, str, Any], Any]
-"""``citations(context, answer, output) -> CitationResult`` for :func:`enforce` (may be async
+"""``citations(context, answer, payload) -> CitationResult`` for :func:`enforce` (may be async
 under :func:`aenforce`): the citation check an adapter runs beside the groundedness check."""
 
 
@@ -857,11 +857,14 @@ def enforce(
     A host that regenerates by itself (an agent graph) passes ``defer_regeneration=True`` and
     the ``regenerated`` count it keeps: a REGENERATE decision is then returned, not performed.
 
-    ``citations(context, answer, output)``, when given, runs a citation check (returning a
-    :class:`~ground_integrations.citations.CitationResult`) after each successful groundedness
-    check; the policy decides on both and the stricter decision (:func:`stricter`) is acted on,
-    a regeneration being told both feedbacks. The last citation result is
-    :attr:`Enforced.citations`.
+    ``citations(context, answer, payload)``, when given, runs a citation check (returning a
+    :class:`~ground_integrations.citations.CitationResult`) on each attempt, and the
+    groundedness check then reads the answer without its citation markers
+    (:attr:`~ground_integrations.citations.CitationResult.unmarked_answer`: ``[7]`` is not a
+    figure to find in the context); the policy decides on both results and the stricter
+    decision (:func:`stricter`) is acted on, a regeneration being told both feedbacks. The last
+    citation result is :attr:`Enforced.citations`. A redacted or corrected answer is rewritten
+    from the unmarked text, so it loses its markers.
     """
     if citations is not None and _is_async(citations):
         raise ConfigurationError(
@@ -895,12 +898,18 @@ def enforce(
             value = loop.call("regenerate", regenerate, decision.feedback, len(loop.attempts))
             output, context, payload = _unpack(value, context)
             continue
+        cited, cite_error = None, None
+        if citations is not None:
+            try:
+                cited = loop.call("the citation check", citations, context, text, payload)
+            except JudgeError as exc:
+                cite_error = exc
         try:
             result = loop.call(
                 "the check",
                 checker.check,
                 context,
-                text,
+                text if cited is None else cited.unmarked_answer,
                 query,
                 task=task,
                 domain=domain,
@@ -910,11 +919,6 @@ def enforce(
             error = exc
         decision = loop.decide(text, result, error)
         if citations is not None and result is not None:
-            cited, cite_error = None, None
-            try:
-                cited = loop.call("the citation check", citations, context, text, output)
-            except JudgeError as exc:
-                cite_error = exc
             decision = loop.combine(decision, result, cited, cite_error)
         if decision.action is Action.CORRECT:
             fixed, todo = loop.correction_plan(context, decision)
@@ -980,21 +984,25 @@ async def aenforce(
             step = _aregenerate(regenerate, decision.feedback, len(loop.attempts), loop.timed)
             output, context, payload = _unpack(await loop.acall("regenerate", step), context)
             continue
+        cited, cite_error = None, None
+        if citations is not None:
+            try:
+                step_c = _acite(citations, context, text, payload, loop.timed)
+                cited = await loop.acall("the citation check", step_c)
+            except JudgeError as exc:
+                cite_error = exc
+        judged = text if cited is None else cited.unmarked_answer
         try:
             result = await loop.acall(
                 "the check",
-                checker.acheck(context, text, query, task=task, domain=domain, reasoning=reasoning),
+                checker.acheck(
+                    context, judged, query, task=task, domain=domain, reasoning=reasoning
+                ),
             )
         except JudgeError as exc:
             error = exc
         decision = loop.decide(text, result, error)
         if citations is not None and result is not None:
-            cited, cite_error = None, None
-            try:
-                step_c = _acite(citations, context, text, output, loop.timed)
-                cited = await loop.acall("the citation check", step_c)
-            except JudgeError as exc:
-                cite_error = exc
             decision = loop.combine(decision, result, cited, cite_error)
         if decision.action is Action.CORRECT:
             fixed, todo = loop.correction_plan(context, decision)
@@ -1059,11 +1067,11 @@ async def _acorrect(
 
 
 async def _acite(
-    citations: CitationCheck, context: Any, text: str, output: Any, threaded: bool
+    citations: CitationCheck, context: Any, text: str, payload: Any, threaded: bool
 ) -> Any:
     """Call a sync or async citation check (a sync one in a thread when a time limit applies)."""
     if threaded and not _is_async(citations):
-        value = await asyncio.to_thread(citations, context, text, output)
+        value = await asyncio.to_thread(citations, context, text, payload)
     else:
-        value = citations(context, text, output)
+        value = citations(context, text, payload)
     return await value if inspect.isawaitable(value) else value
