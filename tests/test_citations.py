@@ -447,3 +447,20 @@ def test_enforce_acts_on_the_stricter_of_groundedness_and_citations(
     assert enforced.result is not None and enforced.result.answer == "The tower was completed in 1889."
     with pytest.raises(UngroundedAnswerError, match="cite \\[2\\] instead"):
         enforce(checker, context=CONTEXT, answer="The tower was completed in 1889 [3].", citations=cite)
+
+
+def test_a_failing_citation_check_follows_on_error(checker: GroundednessChecker) -> None:
+    from ground_integrations.policies import enforce
+
+    def broken(context: object, answer: str, payload: object) -> CitationResult:
+        raise JudgeError("citation judge down")
+
+    answer = "The tower was completed in 1889."  # grounded: only the citation check fails
+    with pytest.raises(UngroundedAnswerError, match="citation check failed") as caught:
+        enforce(checker, context=CONTEXT, answer=answer, citations=broken)
+    assert caught.value.decision is not None and caught.value.decision.error
+    released = enforce(
+        checker, context=CONTEXT, answer=answer, citations=broken, policy=Policy(on_error="annotate")
+    )
+    assert released.decision.action is Action.ANNOTATE and released.result is not None
+    assert released.citations is None and released.citation_decision is not None

@@ -432,7 +432,7 @@ class Policy(BaseModel):
         ``citations``: the citation result checked beside ``result``, if any; its problems are
         named too."""
         cited = citations is not None and citations.verdict is not Verdict.GROUNDED
-        if result is None or (cited and result.verdict is Verdict.GROUNDED):
+        if result is None or decision.error or (cited and result.verdict is Verdict.GROUNDED):
             message = f"Answer blocked: {decision.reason}"
         else:
             message = f"Answer blocked as {result.verdict.value}. {result.feedback()}"
@@ -738,6 +738,9 @@ class _Loop:
         cited = self.policy.decide(
             citations, attempt=attempt, error=error, can_regenerate=self.can_regenerate
         )
+        if error is not None:  # say which check failed
+            reason = cited.reason.replace("the groundedness check", "the citation check", 1)
+            cited = cited.model_copy(update={"reason": reason})
         self.citation_decision = cited
         chosen = stricter(decision, cited)
         if chosen.action is not Action.REGENERATE:

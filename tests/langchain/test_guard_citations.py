@@ -140,3 +140,17 @@ async def test_groundedness_check_with_a_list_of_source_ids() -> None:
     assert isinstance(good, GroundednessWithCitations) and good.citations.ok
     assert isinstance(bad, GroundednessWithCitations)
     assert bad.citations.sentences[0].status.value == "miscited"
+
+
+def test_a_list_of_source_ids_beside_the_answer() -> None:
+    """The guard after a chain that returns {"answer", "citations": [0-based ids]}."""
+    right = [d.id for d in DOCS].index("eiffel")
+    output = {
+        "question": QUESTION,
+        "context": DOCS,
+        "answer": "The Eiffel Tower in Paris was completed in 1889.",
+    }
+    good = GroundednessGuard(citations=True).invoke({**output, "citations": [right]})
+    assert good["citation_check"].ok and good["citation_check"].uses_citations
+    with pytest.raises(UngroundedAnswerError, match="miscited"):
+        GroundednessGuard(citations=True).invoke({**output, "citations": [(right + 1) % 3]})
