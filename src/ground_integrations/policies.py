@@ -323,15 +323,17 @@ class Policy(BaseModel):
                     reason=f"{what} and cannot be regenerated here",
                 )
             if attempt >= self.max_regenerations:
+                still = (
+                    f"answer is still {result.verdict.value}"
+                    if isinstance(result, GroundednessResult)
+                    else f"{what}, still"
+                )
                 return Decision(
                     action=self.on_exhausted,
                     verdict=result.verdict,
                     attempt=attempt,
-                    reason=f"{what} still, after "
-                    f"{attempt} regeneration(s) (max_regenerations={self.max_regenerations})"
-                    if not isinstance(result, GroundednessResult)
-                    else f"answer is still {result.verdict.value} after "
-                    f"{attempt} regeneration(s) (max_regenerations={self.max_regenerations})",
+                    reason=f"{still} after {attempt} regeneration(s) "
+                    f"(max_regenerations={self.max_regenerations})",
                 )
             return Decision(
                 action=Action.REGENERATE,
