@@ -909,12 +909,13 @@ def enforce(
                 cited = loop.call("the citation check", citations, context, text, payload)
             except JudgeError as exc:
                 cite_error = exc
+        judged = text if cited is None else cited.unmarked_answer  # what the judge reads
         try:
             result = loop.call(
                 "the check",
                 checker.check,
                 context,
-                text if cited is None else cited.unmarked_answer,
+                judged,
                 query,
                 task=task,
                 domain=domain,
@@ -930,7 +931,7 @@ def enforce(
             if fixed is None:
                 assert corrector is not None  # decide() corrects only with one
                 rewrites = [(a, b, loop.call("correct", corrector, s, ev)) for a, b, s, ev in todo]
-                fixed = splice(text, [(a, b, _corrected(r)) for a, b, r in rewrites])
+                fixed = splice(judged, [(a, b, _corrected(r)) for a, b, r in rewrites])
             output = _with_text(output, fixed)
             continue
         if decision.action is not Action.REGENERATE or regenerate is None:
@@ -1017,7 +1018,7 @@ async def aenforce(
                 for a, b, sentence, evidence in todo:
                     step_ = _acorrect(corrector, sentence, evidence, loop.timed)
                     rewrites.append((a, b, _corrected(await loop.acall("correct", step_))))
-                fixed = splice(text, rewrites)
+                fixed = splice(judged, rewrites)
             output = _with_text(output, fixed)
             continue
         if decision.action is not Action.REGENERATE or regenerate is None:
