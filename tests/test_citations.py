@@ -464,3 +464,30 @@ def test_a_failing_citation_check_follows_on_error(checker: GroundednessChecker)
     )
     assert released.decision.action is Action.ANNOTATE and released.result is not None
     assert released.citations is None and released.citation_decision is not None
+
+
+def test_a_correction_rewrites_the_text_the_judge_read(checker: GroundednessChecker) -> None:
+    """With citations checked, groundedness reads the unmarked answer; a corrector's rewrite is
+    spliced into that text at the judge's offsets."""
+    from ground_integrations.policies import enforce
+
+    def cite(context: object, answer: str, payload: object) -> CitationResult:
+        return checker.check_citations(CONTEXT, answer)
+
+    asked: list[str] = []
+
+    def corrector(sentence: str, evidence: object) -> str:
+        asked.append(sentence)
+        return "Python was first released in 1991."
+
+    enforced = enforce(
+        checker,
+        context=CONTEXT,
+        answer="The tower was completed in 1889 [2]. Python was first released in 1995 [3].",
+        citations=cite,
+        corrector=corrector,
+        policy=Policy.correct(on_exhausted="annotate"),
+    )
+    assert asked == ["Python was first released in 1995."]
+    assert enforced.answer == "The tower was completed in 1889. Python was first released in 1991."
+    assert enforced.decision.action is Action.PASS and enforced.corrections == 1
