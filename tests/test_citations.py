@@ -13,6 +13,7 @@ from ground_integrations import (
     InvalidInputError,
     JudgeError,
     Policy,
+    UngroundedAnswerError,
     Verdict,
     citation_decision,
     find_citations,
@@ -359,3 +360,134 @@ def test_the_readme_example_with_the_default_judge() -> None:
     )
     assert [s.status for s in result.sentences] == [CitationStatus.OK, CitationStatus.MISCITED]
     assert result.feedback().endswith("cite [2] instead")
+
+
+def test_policy_decide_takes_a_citation_result(checker: GroundednessChecker) -> None:
+    """A CitationResult goes through Policy.decide like a GroundednessResult does."""
+    from ground_integrations.policies import Judged
+
+    result = miscited_result(checker)
+    assert isinstance(result, Judged)
+    decision = Policy().decide(result)
+    assert decision == citation_decision(result, Policy())
+    assert decision.action is Action.REGENERATE and "cite [2] instead" in (decision.feedback or "")
+    assert decision.reason.startswith("citations are notGrounded (1 miscited)")
+    late = Policy(max_regenerations=1).decide(result, attempt=1)
+    assert late.action is Action.BLOCK and "max_regenerations=1" in late.reason
+    # redact and correct need a groundedness result's sentences: on_exhausted applies
+    for policy in (Policy.redact(), Policy.correct(), Policy.redact(on_exhausted="annotate")):
+        fallen = policy.decide(result)
+        assert fallen.action is policy.on_exhausted and "needs a groundedness result" in fallen.reason
+
+
+def test_a_citation_decision_is_a_telemetry_event(checker: GroundednessChecker) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from ground_integrations import telemetry
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry.configure(tracer_provider=provider)
+    try:
+        result = miscited_result(checker)
+        with provider.get_tracer("host").start_as_current_span("turn"):
+            citation_decision(result, Policy.annotate())
+    finally:
+        telemetry.configure()
+    (turn,) = [s for s in exporter.get_finished_spans() if s.name == "turn"]
+    (event,) = [e for e in turn.events if e.name == "groundedness.decision"]
+    assert event.attributes is not None
+    assert event.attributes["groundedness.action"] == "annotate"
+    assert event.attributes["groundedness.verdict"] == "notGrounded"
+    assert "groundedness.score" not in event.attributes  # a citation result has no score
+
+
+def test_stricter_orders_the_actions_in_one_place() -> None:
+    from ground_integrations.policies import ACTION_ORDER, Decision, stricter
+
+    assert ACTION_ORDER[0] is Action.PASS and ACTION_ORDER[-1] is Action.BLOCK
+    made = {a: Decision(action=a, reason=a.value) for a in Action}
+    assert stricter(made[Action.ANNOTATE], made[Action.REGENERATE]).action is Action.REGENERATE
+    assert stricter(made[Action.BLOCK], made[Action.REGENERATE]).action is Action.BLOCK
+    assert stricter(made[Action.PASS], made[Action.ANNOTATE]).action is Action.ANNOTATE
+    same = Decision(action=Action.PASS, reason="second")
+    assert stricter(made[Action.PASS], same) is made[Action.PASS]
+
+
+def test_enforce_acts_on_the_stricter_of_groundedness_and_citations(
+    checker: GroundednessChecker,
+) -> None:
+    from ground_integrations.policies import enforce
+
+    answers = iter(["The tower was completed in 1889 [3].", "The tower was completed in 1889 [2]."])
+    told: list[str] = []
+
+    def regenerate(feedback: str, attempt: int) -> str:
+        told.append(feedback)
+        return next(answers)
+
+    def cite(context: object, answer: str, payload: object) -> CitationResult:
+        return checker.check_citations(CONTEXT, answer)
+
+    enforced = enforce(
+        checker,
+        context=CONTEXT,
+        answer=next(answers),
+        regenerate=regenerate,
+        citations=cite,
+    )
+    assert enforced.answer.endswith("[2].") and enforced.regenerations == 1
+    assert len(told) == 1 and "cite [2] instead" in told[0]
+    assert enforced.citations is not None and enforced.citations.ok
+    assert enforced.citation_decision is not None
+    assert enforced.result is not None and enforced.result.answer == "The tower was completed in 1889."
+    with pytest.raises(UngroundedAnswerError, match="cite \\[2\\] instead"):
+        enforce(checker, context=CONTEXT, answer="The tower was completed in 1889 [3].", citations=cite)
+
+
+def test_a_failing_citation_check_follows_on_error(checker: GroundednessChecker) -> None:
+    from ground_integrations.policies import enforce
+
+    def broken(context: object, answer: str, payload: object) -> CitationResult:
+        raise JudgeError("citation judge down")
+
+    answer = "The tower was completed in 1889."  # grounded: only the citation check fails
+    with pytest.raises(UngroundedAnswerError, match="citation check failed") as caught:
+        enforce(checker, context=CONTEXT, answer=answer, citations=broken)
+    assert caught.value.decision is not None and caught.value.decision.error
+    released = enforce(
+        checker, context=CONTEXT, answer=answer, citations=broken, policy=Policy(on_error="annotate")
+    )
+    assert released.decision.action is Action.ANNOTATE and released.result is not None
+    assert released.citations is None and released.citation_decision is not None
+
+
+def test_a_correction_rewrites_the_text_the_judge_read(checker: GroundednessChecker) -> None:
+    """With citations checked, groundedness reads the unmarked answer; a corrector's rewrite is
+    spliced into that text at the judge's offsets."""
+    from ground_integrations.policies import enforce
+
+    def cite(context: object, answer: str, payload: object) -> CitationResult:
+        return checker.check_citations(CONTEXT, answer)
+
+    asked: list[str] = []
+
+    def corrector(sentence: str, evidence: object) -> str:
+        asked.append(sentence)
+        return "Python was first released in 1991."
+
+    enforced = enforce(
+        checker,
+        context=CONTEXT,
+        answer="The tower was completed in 1889 [2]. Python was first released in 1995 [3].",
+        citations=cite,
+        corrector=corrector,
+        policy=Policy.correct(on_exhausted="annotate"),
+    )
+    assert asked == ["Python was first released in 1995."]
+    assert enforced.answer == "The tower was completed in 1889. Python was first released in 1991."
+    assert enforced.decision.action is Action.PASS and enforced.corrections == 1

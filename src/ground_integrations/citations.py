@@ -382,6 +382,17 @@ class CitationResult(_Model):
         """How many sentences have each status (every status listed)."""
         return {s.value: sum(x.status is s for x in self.sentences) for s in CitationStatus}
 
+    @property
+    def unmarked_answer(self) -> str:
+        """The answer without its citation markers, as its sentences were judged (what a
+        groundedness check beside this one should read: ``[7]`` is not a figure)."""
+        return _strip_markers(self.answer, self.markers).text
+
+    def describe(self) -> str:
+        """The subject of a policy decision's reason: "citations are notGrounded (1 miscited)"."""
+        summary = ", ".join(f"{n} {k}" for k, n in self.counts().items() if n and k != "ok")
+        return f"citations are {self.verdict.value}" + (f" ({summary})" if summary else "")
+
     def _label(self, ref: PassageRef) -> str:
         return f"[{ref.label(self.by_id)}]"
 
@@ -875,37 +886,14 @@ def citation_decision(
 
     The result counts as :attr:`CitationResult.verdict` says (a miscited or dangling citation
     is notGrounded, an uncited claim notSure), so ``on_not_grounded`` / ``on_not_sure`` apply;
-    a regeneration's feedback names each sentence and the source that does support it.
+    a regeneration's feedback names each sentence and the source that does support it. The
+    same as ``policy.decide(result, ...)`` (a ``groundedness.decision`` telemetry event
+    included); ``redact`` and ``correct`` fall to ``on_exhausted``.
     """
-    from .policies import Action, Decision, Policy
+    from .policies import Policy
 
     policy = policy or Policy()
-    verdict = result.verdict
-    action = policy.action_for(verdict)
-    summary = ", ".join(f"{n} {k}" for k, n in result.counts().items() if n and k != "ok")
-    what = f"citations are {verdict.value}" + (f" ({summary})" if summary else "")
-    if action is Action.REGENERATE:
-        if not can_regenerate or attempt >= policy.max_regenerations:
-            why = (
-                "cannot be regenerated here"
-                if not can_regenerate
-                else f"after {attempt} regeneration(s) (max_regenerations="
-                f"{policy.max_regenerations})"
-            )
-            return Decision(
-                action=policy.on_exhausted,
-                verdict=verdict,
-                attempt=attempt,
-                reason=f"{what}; {why}",
-            )
-        return Decision(
-            action=Action.REGENERATE,
-            verdict=verdict,
-            attempt=attempt,
-            reason=f"{what}; regenerating with feedback",
-            feedback=result.feedback(),
-        )
-    return Decision(action=action, verdict=verdict, attempt=attempt, reason=what)
+    return policy.decide(result, attempt=attempt, can_regenerate=can_regenerate)
 
 
 def citation_blocked_error(result: CitationResult, decision: Decision) -> UngroundedAnswerError:

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -48,6 +48,7 @@ __all__ = [
     "Corrector",
     "Decision",
     "Enforced",
+    "Judged",
     "OnError",
     "Policy",
     "Regeneration",
@@ -55,6 +56,7 @@ __all__ = [
     "enforce",
     "mark_ungrounded",
     "redact",
+    "stricter",
 ]
 
 
@@ -107,6 +109,48 @@ class Decision(BaseModel):
     @property
     def final(self) -> bool:
         return self.action is not Action.REGENERATE
+
+
+@runtime_checkable
+class Judged(Protocol):
+    """Anything a :class:`Policy` can decide on: a verdict and feedback for a regeneration.
+
+    :class:`~ground_integrations.GroundednessResult` and
+    :class:`~ground_integrations.citations.CitationResult` both are. A result may also have a
+    ``describe()`` method giving the subject of the decision's reason ("citations are
+    notGrounded (1 miscited)"); without one the reason says "answer is <verdict>".
+    """
+
+    @property
+    def verdict(self) -> Verdict: ...
+
+    def feedback(self) -> str: ...
+
+
+#: How strict each action is, most lenient first: when two checks disagree (groundedness and
+#: citations), the stricter decision is acted on (:func:`stricter`).
+ACTION_ORDER: tuple[Action, ...] = (
+    Action.PASS,
+    Action.ANNOTATE,
+    Action.REDACT,
+    Action.CORRECT,
+    Action.REGENERATE,
+    Action.BLOCK,
+)
+
+
+def stricter(first: Decision, second: Decision) -> Decision:
+    """The stricter of two decisions (block > regenerate > correct > redact > annotate > pass,
+    :data:`ACTION_ORDER`); on a tie, ``first``."""
+    rank = ACTION_ORDER.index
+    return second if rank(second.action) > rank(first.action) else first
+
+
+def _subject(result: Judged) -> str:
+    describe = getattr(result, "describe", None)
+    if callable(describe):
+        return str(describe())
+    return f"answer is {result.verdict.value}"
 
 
 class Policy(BaseModel):
@@ -207,7 +251,7 @@ class Policy(BaseModel):
 
     def decide(
         self,
-        result: GroundednessResult | None,
+        result: Judged | None,
         *,
         attempt: int = 0,
         error: BaseException | None = None,
@@ -217,6 +261,11 @@ class Policy(BaseModel):
     ) -> Decision:
         """The action for this attempt's ``result`` (or for the judge's ``error``); recorded as
         a ``groundedness.decision`` event on the current OpenTelemetry span, if any.
+
+        ``result`` is a :class:`GroundednessResult` or any :class:`Judged` result (a
+        :class:`~ground_integrations.citations.CitationResult`); ``redact`` and ``correct`` need
+        the sentence offsets of a :class:`GroundednessResult`, so on another result they fall
+        to ``on_exhausted``.
 
         ``corrections`` is how many rewrites ``correct`` already made; ``can_correct`` says
         whether the caller has a corrector (the judge's own correction is always usable).
@@ -234,7 +283,7 @@ class Policy(BaseModel):
 
     def _decide(
         self,
-        result: GroundednessResult | None,
+        result: Judged | None,
         *,
         attempt: int,
         error: BaseException | None,
@@ -252,38 +301,52 @@ class Policy(BaseModel):
                 error=f"{type(error).__name__}: {error}" if error else "no result",
             )
         action = self.action_for(result.verdict)
-        if action is Action.REDACT:
-            return self._decide_redact(result, attempt)
-        if action is Action.CORRECT:
-            return self._decide_correct(result, attempt, corrections, can_correct)
+        what = _subject(result)
+        if isinstance(result, GroundednessResult):
+            if action is Action.REDACT:
+                return self._decide_redact(result, attempt)
+            if action is Action.CORRECT:
+                return self._decide_correct(result, attempt, corrections, can_correct)
+        elif action in (Action.REDACT, Action.CORRECT):
+            return Decision(
+                action=self.on_exhausted,
+                verdict=result.verdict,
+                attempt=attempt,
+                reason=f"{what}; {action.value} needs a groundedness result's sentences",
+            )
         if action is Action.REGENERATE:
             if not can_regenerate:
                 return Decision(
                     action=self.on_exhausted,
                     verdict=result.verdict,
                     attempt=attempt,
-                    reason=f"answer is {result.verdict.value} and cannot be regenerated here",
+                    reason=f"{what} and cannot be regenerated here",
                 )
             if attempt >= self.max_regenerations:
+                still = (
+                    f"answer is still {result.verdict.value}"
+                    if isinstance(result, GroundednessResult)
+                    else f"{what}, still"
+                )
                 return Decision(
                     action=self.on_exhausted,
                     verdict=result.verdict,
                     attempt=attempt,
-                    reason=f"answer is still {result.verdict.value} after "
-                    f"{attempt} regeneration(s) (max_regenerations={self.max_regenerations})",
+                    reason=f"{still} after {attempt} regeneration(s) "
+                    f"(max_regenerations={self.max_regenerations})",
                 )
             return Decision(
                 action=Action.REGENERATE,
                 verdict=result.verdict,
                 attempt=attempt,
-                reason=f"answer is {result.verdict.value}; regenerating with feedback",
+                reason=f"{what}; regenerating with feedback",
                 feedback=result.feedback(),
             )
         return Decision(
             action=action,
             verdict=result.verdict,
             attempt=attempt,
-            reason=f"answer is {result.verdict.value}",
+            reason=what,
         )
 
     def _exhausted(self, result: GroundednessResult, attempt: int, why: str) -> Decision:
@@ -365,13 +428,18 @@ class Policy(BaseModel):
         return decision
 
     def blocked_error(
-        self, result: GroundednessResult | None, decision: Decision
+        self, result: GroundednessResult | None, decision: Decision, citations: Any = None
     ) -> UngroundedAnswerError:
-        """The exception a block raises (adapters use this so every host raises the same)."""
-        if result is None:
+        """The exception a block raises (adapters use this so every host raises the same).
+        ``citations``: the citation result checked beside ``result``, if any; its problems are
+        named too."""
+        cited = citations is not None and citations.verdict is not Verdict.GROUNDED
+        if result is None or decision.error or (cited and result.verdict is Verdict.GROUNDED):
             message = f"Answer blocked: {decision.reason}"
         else:
             message = f"Answer blocked as {result.verdict.value}. {result.feedback()}"
+        if cited:
+            message += f" {citations.feedback()}"
         return UngroundedAnswerError(message, result=result, decision=decision)
 
 
@@ -518,6 +586,13 @@ class Enforced(BaseModel):
     output: Any = None
     payload: Any = None
     corrections: int = 0
+    citations: Any = Field(
+        None,
+        description="The last attempt's CitationResult, when enforce ran a citation check.",
+    )
+    citation_decision: Decision | None = Field(
+        None, description="The policy's call on ``citations`` (``decision`` is the stricter)."
+    )
 
     @property
     def regenerations(self) -> int:
@@ -553,6 +628,9 @@ Regenerated = Union[str, Any, tuple[Any, Any], Regeneration]
 RegenerateFn = Callable[[str, int], Regenerated]
 ARegenerateFn = Callable[[str, int], Union[Awaitable[Regenerated], Regenerated]]
 _T = TypeVar("_T")
+CitationCheck = Callable[[Any, str, Any], Any]
+"""``citations(context, answer, payload) -> CitationResult`` for :func:`enforce` (may be async
+under :func:`aenforce`): the citation check an adapter runs beside the groundedness check."""
 
 
 def _unpack(value: Regenerated, context: Any) -> tuple[Any, Any, Any]:
@@ -608,6 +686,8 @@ class _Loop:
         self.can_regenerate = can_regenerate
         self.raise_on_block = raise_on_block
         self.attempts: list[tuple[str, GroundednessResult | None]] = []
+        self.citations: Any = None
+        self.citation_decision: Decision | None = None
         started = time.monotonic()
         total = self.policy.total_timeout
         self.deadline = None if total is None else started + total
@@ -646,6 +726,34 @@ class _Loop:
             can_correct=self.can_correct,
         )
 
+    def combine(
+        self,
+        decision: Decision,
+        result: GroundednessResult | None,
+        citations: Any,
+        error: JudgeError | None,
+    ) -> Decision:
+        """Act on the stricter of the groundedness decision and the citation one; a
+        regeneration's feedback joins both results' feedback."""
+        self.citations = citations
+        attempt = decision.attempt
+        cited = self.policy.decide(
+            citations, attempt=attempt, error=error, can_regenerate=self.can_regenerate
+        )
+        if error is not None:  # say which check failed
+            reason = cited.reason.replace("the groundedness check", "the citation check", 1)
+            cited = cited.model_copy(update={"reason": reason})
+        self.citation_decision = cited
+        chosen = stricter(decision, cited)
+        if chosen.action is not Action.REGENERATE:
+            return chosen
+        parts = [
+            r.feedback()
+            for r in (result, citations)
+            if r is not None and r.verdict is not Verdict.GROUNDED
+        ]
+        return chosen.model_copy(update={"feedback": "\n\n".join(parts) or chosen.feedback})
+
     def decide_empty(self) -> Decision:
         """The decision on an empty generated answer (a failed attempt)."""
         attempt = len(self.attempts) - self.corrections + self.regenerated
@@ -672,7 +780,7 @@ class _Loop:
         if decision.action is Action.BLOCK:
             fallback = self.policy.fallback_message
             if fallback is None and self.raise_on_block:
-                raise self.policy.blocked_error(result, decision)
+                raise self.policy.blocked_error(result, decision, self.citations)
             if fallback is not None:
                 answer, output = fallback, _with_text(output, fallback)
         return Enforced(
@@ -683,6 +791,8 @@ class _Loop:
             output=output,
             payload=payload,
             corrections=self.corrections,
+            citations=self.citations,
+            citation_decision=self.citation_decision,
         )
 
     # -- the sync and async ways of running one step under the policy's time limits --
@@ -731,6 +841,7 @@ def enforce(
     corrector: Corrector | None = None,
     regenerated: int = 0,
     defer_regeneration: bool = False,
+    citations: CitationCheck | None = None,
 ) -> Enforced:
     """Check ``answer``; regenerate with feedback while the policy says so; apply the final action.
 
@@ -750,7 +861,20 @@ def enforce(
     each flagged sentence, and checks the rewrite again (at most ``policy.max_corrections``).
     A host that regenerates by itself (an agent graph) passes ``defer_regeneration=True`` and
     the ``regenerated`` count it keeps: a REGENERATE decision is then returned, not performed.
+
+    ``citations(context, answer, payload)``, when given, runs a citation check (returning a
+    :class:`~ground_integrations.citations.CitationResult`) on each attempt, and the
+    groundedness check then reads the answer without its citation markers
+    (:attr:`~ground_integrations.citations.CitationResult.unmarked_answer`: ``[7]`` is not a
+    figure to find in the context); the policy decides on both results and the stricter
+    decision (:func:`stricter`) is acted on, a regeneration being told both feedbacks. The last
+    citation result is :attr:`Enforced.citations`. A redacted or corrected answer is rewritten
+    from the unmarked text, so it loses its markers.
     """
+    if citations is not None and _is_async(citations):
+        raise ConfigurationError(
+            "citations is async; enforce() cannot await it. Use `await aenforce(...)` instead."
+        )
     if corrector is not None and _is_async(corrector):
         raise ConfigurationError(
             "corrector is async; enforce() cannot await it. Use `await aenforce(...)` instead."
@@ -779,12 +903,19 @@ def enforce(
             value = loop.call("regenerate", regenerate, decision.feedback, len(loop.attempts))
             output, context, payload = _unpack(value, context)
             continue
+        cited, cite_error = None, None
+        if citations is not None:
+            try:
+                cited = loop.call("the citation check", citations, context, text, payload)
+            except JudgeError as exc:
+                cite_error = exc
+        judged = text if cited is None else cited.unmarked_answer  # what the judge reads
         try:
             result = loop.call(
                 "the check",
                 checker.check,
                 context,
-                text,
+                judged,
                 query,
                 task=task,
                 domain=domain,
@@ -793,12 +924,14 @@ def enforce(
         except JudgeError as exc:
             error = exc
         decision = loop.decide(text, result, error)
+        if citations is not None and result is not None:
+            decision = loop.combine(decision, result, cited, cite_error)
         if decision.action is Action.CORRECT:
             fixed, todo = loop.correction_plan(context, decision)
             if fixed is None:
                 assert corrector is not None  # decide() corrects only with one
                 rewrites = [(a, b, loop.call("correct", corrector, s, ev)) for a, b, s, ev in todo]
-                fixed = splice(text, [(a, b, _corrected(r)) for a, b, r in rewrites])
+                fixed = splice(judged, [(a, b, _corrected(r)) for a, b, r in rewrites])
             output = _with_text(output, fixed)
             continue
         if decision.action is not Action.REGENERATE or regenerate is None:
@@ -832,8 +965,10 @@ async def aenforce(
     corrector: Corrector | None = None,
     regenerated: int = 0,
     defer_regeneration: bool = False,
+    citations: CitationCheck | None = None,
 ) -> Enforced:
-    """Async twin of :func:`enforce`; ``regenerate`` and ``corrector`` may be sync or async."""
+    """Async twin of :func:`enforce`; ``regenerate``, ``corrector`` and ``citations`` may be
+    sync or async."""
     loop = _Loop(
         checker,
         policy,
@@ -855,14 +990,26 @@ async def aenforce(
             step = _aregenerate(regenerate, decision.feedback, len(loop.attempts), loop.timed)
             output, context, payload = _unpack(await loop.acall("regenerate", step), context)
             continue
+        cited, cite_error = None, None
+        if citations is not None:
+            try:
+                step_c = _acite(citations, context, text, payload, loop.timed)
+                cited = await loop.acall("the citation check", step_c)
+            except JudgeError as exc:
+                cite_error = exc
+        judged = text if cited is None else cited.unmarked_answer
         try:
             result = await loop.acall(
                 "the check",
-                checker.acheck(context, text, query, task=task, domain=domain, reasoning=reasoning),
+                checker.acheck(
+                    context, judged, query, task=task, domain=domain, reasoning=reasoning
+                ),
             )
         except JudgeError as exc:
             error = exc
         decision = loop.decide(text, result, error)
+        if citations is not None and result is not None:
+            decision = loop.combine(decision, result, cited, cite_error)
         if decision.action is Action.CORRECT:
             fixed, todo = loop.correction_plan(context, decision)
             if fixed is None:
@@ -871,7 +1018,7 @@ async def aenforce(
                 for a, b, sentence, evidence in todo:
                     step_ = _acorrect(corrector, sentence, evidence, loop.timed)
                     rewrites.append((a, b, _corrected(await loop.acall("correct", step_))))
-                fixed = splice(text, rewrites)
+                fixed = splice(judged, rewrites)
             output = _with_text(output, fixed)
             continue
         if decision.action is not Action.REGENERATE or regenerate is None:
@@ -922,4 +1069,15 @@ async def _acorrect(
         value = await asyncio.to_thread(corrector, sentence, evidence)
     else:
         value = corrector(sentence, evidence)
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _acite(
+    citations: CitationCheck, context: Any, text: str, payload: Any, threaded: bool
+) -> Any:
+    """Call a sync or async citation check (a sync one in a thread when a time limit applies)."""
+    if threaded and not _is_async(citations):
+        value = await asyncio.to_thread(citations, context, text, payload)
+    else:
+        value = citations(context, text, payload)
     return await value if inspect.isawaitable(value) else value

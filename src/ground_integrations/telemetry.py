@@ -120,7 +120,7 @@ def check_span() -> Iterator[_CheckSpan]:
         yield _CheckSpan(span)
 
 
-def decision_event(decision: Decision, result: GroundednessResult | None) -> None:
+def decision_event(decision: Decision, result: Any) -> None:
     """A ``groundedness.decision`` event on the current span (if one is recording)."""
     trace = _trace_api()
     if trace is None:
@@ -135,8 +135,9 @@ def decision_event(decision: Decision, result: GroundednessResult | None) -> Non
     }
     if decision.verdict is not None:
         attributes["groundedness.verdict"] = decision.verdict.value
-    if result is not None:
-        attributes["groundedness.score"] = float(result.score)
+    score = getattr(result, "score", None)  # a citation result has none
+    if isinstance(score, int | float):
+        attributes["groundedness.score"] = float(score)
     if decision.error:
         attributes["groundedness.error"] = decision.error
     span.add_event(DECISION_EVENT, attributes)

@@ -63,8 +63,8 @@ class CitingLLM(CustomLLM):
         return iter([CompletionResponse(text=text, delta=text)])
 
 
-def citation_engine(index: Any, llm: CitingLLM) -> CitationQueryEngine:
-    return CitationQueryEngine.from_args(index, llm=llm, similarity_top_k=3)
+def citation_engine(index: Any, llm: CitingLLM, **kwargs: Any) -> CitationQueryEngine:
+    return CitationQueryEngine.from_args(index, llm=llm, similarity_top_k=3, **kwargs)
 
 
 def test_a_correctly_cited_response_passes(index: Any) -> None:
@@ -80,7 +80,9 @@ def test_a_correctly_cited_response_passes(index: Any) -> None:
     found = sources(llm.prompts[0])
     assert cited == [found["Mauna Kea"], found["Eiffel"]]
     # node ids travel with the passages
-    assert [p.id for p in result.citations.passages] == [n.node.node_id for n in response.source_nodes]
+    assert [p.id for p in result.citations.passages] == [
+        n.node.node_id for n in response.source_nodes
+    ]
 
 
 async def test_a_miscited_response_fails_with_feedback_naming_the_right_source(index: Any) -> None:
@@ -95,7 +97,11 @@ async def test_a_miscited_response_fails_with_feedback_naming_the_right_source(i
     assert f"cite [{found['Mauna Kea']}] instead" in result.feedback
     assert f"cite [{found['Eiffel']}] instead" in result.feedback
     sync = evaluator.evaluate_response(query=QUESTION, response=response)
-    assert (sync.passing, sync.score, sync.feedback) == (result.passing, result.score, result.feedback)
+    assert (sync.passing, sync.score, sync.feedback) == (
+        result.passing,
+        result.score,
+        result.feedback,
+    )
 
 
 def test_retry_query_engine_regenerates_with_the_citation_feedback(index: Any) -> None:

@@ -27,7 +27,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
     raise MissingDependencyError("langchain-core", "langchain") from exc
 
-from ._check import GroundednessCheck
+from ._check import GroundednessCheck, GroundednessWithCitations
 from ._citations import CitationCheck, CitationGuard, with_citation_check
 from ._guard import GroundednessGuard, with_groundedness_guard
 from ._tool import GroundednessCheckInput, GroundednessCheckTool
@@ -46,6 +46,7 @@ __all__ = [
     "GroundednessCheckInput",
     "GroundednessCheckTool",
     "GroundednessGuard",
+    "GroundednessWithCitations",
     "with_citation_check",
     "with_groundedness_guard",
 ]

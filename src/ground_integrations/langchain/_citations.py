@@ -24,7 +24,7 @@ from ..citations import (
     compile_pattern,
     passage_ids,
 )
-from ..errors import InvalidInputError, JudgeError, UngroundedAnswerError
+from ..errors import ConfigurationError, InvalidInputError, JudgeError, UngroundedAnswerError
 from ..models import Domain, Task, configuration_error
 from ..policies import Action, Decision, Policy
 from ._convert import answer_text, context_passages, find_query, with_answer
@@ -74,8 +74,9 @@ class _CitationOptions(RunnableSerializable[Any, Any]):
         compile_pattern(value)  # raises ConfigurationError naming the problem
         return value
 
-    def _arguments(self, output: Any, original: Any = None) -> dict[str, Any]:
-        """Keyword arguments of ``check_citations`` for a chain's output (and its input)."""
+    def _arguments(self, output: Any, original: Any = None, context: Any = None) -> dict[str, Any]:
+        """Keyword arguments of ``check_citations`` for a chain's output (and its input);
+        ``context``: the documents to use when neither has any under ``context_key``."""
         if isinstance(output, Mapping):
             if self.answer_key not in output:
                 raise InvalidInputError(
@@ -85,7 +86,8 @@ class _CitationOptions(RunnableSerializable[Any, Any]):
             answer = answer_text(output[self.answer_key], field=self.answer_key)
         else:
             answer = answer_text(output, field="output")
-        for source in (output, original):
+        fallback = {} if context is None else {self.context_key: context}
+        for source in (output, original, fallback):
             if isinstance(source, Mapping) and self.context_key in source:
                 docs = source[self.context_key]
                 break
@@ -267,6 +269,25 @@ class CitationGuard(_CitationOptions):
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return await self._acall_with_config(self._aguard, input, config, **kwargs)
+
+
+def citation_options(
+    value: Any, *, owner: str, checker: GroundednessChecker, **keys: Any
+) -> CitationCheck | None:
+    """The citation check a ``citations=`` option of ``owner`` asks for: ``False`` none,
+    ``True`` a :class:`CitationCheck` sharing ``checker`` and the owner's key names (``keys``),
+    or a :class:`CitationCheck` given as is (for its other options: ``sources_key``,
+    ``id_key``, ``pattern``, ``require_citations``...)."""
+    if value is False:
+        return None
+    if value is True:
+        return CitationCheck(checker=checker, **keys)
+    if isinstance(value, CitationCheck):
+        return value
+    raise ConfigurationError(
+        f"{owner}(citations=...) must be True, False or a CitationCheck(...) carrying the "
+        f"citation options, got {type(value).__name__}"
+    )
 
 
 def with_citation_check(chain: Runnable[Any, Any], **kwargs: Any) -> CitationGuard:

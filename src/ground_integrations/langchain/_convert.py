@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessageChunk, BaseMessage
 
 from ..checker import answer_text as core_answer_text
 from ..checker import normalize_context
+from ..citations import CitationResult
 from ..errors import InvalidInputError
 from ..models import GroundednessResult
 from ..policies import mark_ungrounded
@@ -72,7 +73,7 @@ def with_answer(output: Any, answer_key: str, text: str) -> Any:
 def annotate(
     output: Any,
     answer_key: str,
-    result: GroundednessResult | None,
+    result: GroundednessResult | CitationResult | None,
     *,
     error: str | None,
     markers: bool,
@@ -84,7 +85,7 @@ def annotate(
     failure); a message keeps its class and gets a JSON copy in ``response_metadata``; a plain
     str can only carry inline markers.
     """
-    if markers and result is not None:
+    if markers and isinstance(result, GroundednessResult):
         text = mark_ungrounded(result.answer, result)
         output = with_answer(output, answer_key, text)
     if isinstance(output, Mapping):

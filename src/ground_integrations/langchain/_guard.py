@@ -21,6 +21,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializa
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ..checker import GroundednessChecker
+from ..citations import CitationResult
 from ..errors import ConfigurationError, InvalidInputError, UngroundedAnswerError
 from ..models import Domain, Task, Verdict, configuration_error
 from ..policies import (
@@ -33,6 +34,7 @@ from ..policies import (
     mark_ungrounded,
 )
 from ..streaming import Release, SentenceGate
+from ._citations import CitationCheck, citation_options
 from ._convert import (
     annotate,
     answer_text,
@@ -195,6 +197,12 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     metadata_key: str = "groundedness"
     streaming: Literal["buffer", "sentence"] = "buffer"
     corrector: Any = Field(None, exclude=True, description="For the correct action.")
+    citations: Any = Field(
+        False,
+        exclude=True,
+        description="Also check citations: True, False, or a CitationCheck with its options.",
+    )
+    citation_metadata_key: str = "citation_check"
     feedback_slot: Literal["auto", "text", "messages"] = Field(
         "auto",
         description="How the wrapped chain takes the feedback: found in its prompts (auto), "
@@ -202,6 +210,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     )
     _slot: Literal["text", "messages"] | None = PrivateAttr(None)
     _warned: bool = PrivateAttr(False)
+    _cite: CitationCheck | None = PrivateAttr(None)
 
     def __init__(self, chain: Runnable[Any, Any] | None = None, /, **kwargs: Any) -> None:
         if chain is not None:
@@ -212,6 +221,23 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             super().__init__(**kwargs)
         except ValidationError as exc:
             raise configuration_error(type(self).__name__, exc) from None
+        self._cite = citation_options(
+            self.citations,
+            owner=type(self).__name__,
+            checker=self.checker,
+            answer_key=self.answer_key,
+            context_key=self.context_key,
+            query_key=self.query_key,
+            task=self.task,
+            domain=self.domain,
+        )
+        if self._cite is not None and self.streaming == "sentence":
+            raise ConfigurationError(
+                "GroundednessGuard(citations=..., streaming='sentence') cannot work: a "
+                "sentence's citations are judged against the passages they cite, which the "
+                "sentence gate does not do. Use streaming='buffer' (the answer is checked, "
+                "citations included, before it is released)"
+            )
         if self.streaming == "sentence" and self._may_regenerate():
             raise ConfigurationError(
                 "GroundednessGuard(streaming='sentence') releases each sentence once it is "
@@ -343,7 +369,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         if action in (Action.ANNOTATE, Action.REDACT) or (
             action is Action.PASS and self.annotate_grounded
         ):
-            return annotate(
+            output = annotate(
                 output,
                 self.answer_key,
                 enforced.result,
@@ -351,6 +377,15 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
                 markers=self.markers and action is Action.ANNOTATE,
                 metadata_key=self.metadata_key,
             )
+            if enforced.citations is not None:  # reported beside the groundedness result
+                output = annotate(
+                    output,
+                    self.answer_key,
+                    enforced.citations,
+                    error=None,
+                    markers=False,
+                    metadata_key=self.citation_metadata_key,
+                )
         return output
 
     def _loop_policy(self) -> Policy:
@@ -362,7 +397,9 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         output = enforced.payload
         if enforced.blocked:
             if self.policy.fallback_message is None:
-                raise self.policy.blocked_error(enforced.result, enforced.decision)
+                raise self.policy.blocked_error(
+                    enforced.result, enforced.decision, enforced.citations
+                )
             return with_answer(output, self.answer_key, self.policy.fallback_message)
         if enforced.rewritten:  # redacted or corrected: release the rewritten text
             output = with_answer(output, self.answer_key, enforced.answer)
@@ -407,7 +444,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     @staticmethod
     def _event(enforced: Enforced) -> dict[str, Any]:
         result = enforced.result
-        return {
+        event = {
             "verdict": result.verdict.value if result is not None else None,
             "score": result.score if result is not None else None,
             "action": enforced.decision.action.value,
@@ -415,6 +452,31 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             "error": enforced.decision.error,
             "result": result.model_dump(mode="json") if result is not None else None,
         }
+        if enforced.citations is not None:
+            cited = enforced.citation_decision
+            event["citations"] = enforced.citations.to_dict()
+            event["citation_action"] = cited.action.value if cited is not None else None
+        return event
+
+    def _cite_arguments(
+        self, value: Any, context: Any, answer: str, payload: Any
+    ) -> dict[str, Any]:
+        """``check_citations`` arguments for one attempt: its output (the loop's payload)
+        against its documents, else the passages the guard found; the answer as checked."""
+        assert self._cite is not None  # only called when citations are on
+        return {**self._cite._arguments(payload, value, context), "answer": answer}
+
+    def _check_citations(
+        self, value: Any, context: Any, answer: str, payload: Any
+    ) -> CitationResult:
+        options = self._cite_arguments(value, context, answer, payload)
+        return self.checker.check_citations(**options)
+
+    async def _acheck_citations(
+        self, value: Any, context: Any, answer: str, payload: Any
+    ) -> CitationResult:
+        options = self._cite_arguments(value, context, answer, payload)
+        return await self.checker.acheck_citations(**options)
 
     # -- invoke / ainvoke ---------------------------------------------------------------------
 
@@ -434,6 +496,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             policy=self.policy,
             payload=output,
             raise_on_block=False,
+            citations=partial(self._check_citations, value) if self._cite else None,
             **self._request(context, answer, query),
         )
         dispatch_custom_event(RESULT_EVENT, self._event(enforced), config=config)
@@ -455,6 +518,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             policy=self.policy,
             payload=output,
             raise_on_block=False,
+            citations=partial(self._acheck_citations, value) if self._cite else None,
             **self._request(context, answer, query),
         )
         await adispatch_custom_event(RESULT_EVENT, self._event(enforced), config=config)

@@ -31,6 +31,14 @@ def source_text(text: str) -> str:
     return _SOURCE_HEADING.sub("", text, count=1)
 
 
+def numbered_sources(nodes: Sequence[Any]) -> tuple[list[str], list[str | None]]:
+    """The passages and ids a citation check reads from ``source_nodes`` (``NodeWithScore`` or
+    bare nodes), in CitationQueryEngine's numbering: ``[n]`` is the n-th node, its "Source N:"
+    heading removed; a marker naming a node id resolves to that node."""
+    bare = [getattr(n, "node", n) for n in nodes]
+    return [source_text(n.get_content()) for n in bare], [n.node_id for n in bare]
+
+
 class CitationEvaluationResult(EvaluationResult):
     """An ``EvaluationResult`` that also carries the full citation result."""
 
@@ -165,12 +173,8 @@ class CitationEvaluator(BaseEvaluator):
     def _from_response(response: Response | None) -> dict[str, Any]:
         if response is None:
             return {"response": None, "contexts": None, "ids": None}
-        nodes = response.source_nodes
-        return {
-            "response": response.response,
-            "contexts": [n.node.get_content() for n in nodes],
-            "ids": [n.node.node_id for n in nodes],
-        }
+        contexts, ids = numbered_sources(response.source_nodes)
+        return {"response": response.response, "contexts": contexts, "ids": ids}
 
     def evaluate_response(
         self, query: str | None = None, response: Response | None = None, **kwargs: Any

@@ -20,8 +20,10 @@ from llama_index.core.prompts.mixin import PromptDictType, PromptMixinType
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ..checker import GroundednessChecker
+from ..citations import CitationResult
 from ..errors import ConfigurationError
 from ..policies import Corrector, Enforced, Policy, Regeneration, aenforce, enforce
+from ._citations import numbered_sources
 from ._postprocessor import GroundednessPostprocessor
 from ._response import GroundednessResponsePolicy
 
@@ -109,6 +111,14 @@ class GroundedQueryEngine(BaseQueryEngine):
     streams only what is kept); ``correct`` rewrites them with the judge's correction, else
     with ``corrector`` (a callable ``(sentence, evidence) -> str``, or a LlamaIndex ``LLM``),
     and checks the rewrite again. The decision is in ``metadata["groundedness_decision"]``.
+
+    ``citations=True`` also checks the answer's citations against the response's
+    ``source_nodes`` numbered as ``CitationQueryEngine`` numbers them (``[2]`` is the second
+    source node, its "Source 2:" heading removed; a node id works too). The policy decides on
+    both results and the stricter decision is acted on: a regeneration is told which sentence
+    cites the wrong source and which source supports it. The citation result's ``to_dict()``
+    is in ``metadata["citations"]``. ``require_citations=True`` also flags claims that cite
+    nothing in an answer that cites nothing at all.
     """
 
     def __init__(
@@ -121,7 +131,20 @@ class GroundedQueryEngine(BaseQueryEngine):
         feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE,
         callback_manager: CallbackManager | None = None,
         corrector: Corrector | LLM | None = None,
+        citations: bool = False,
+        require_citations: bool = False,
     ) -> None:
+        for name, value in (("citations", citations), ("require_citations", require_citations)):
+            if not isinstance(value, bool):
+                raise ConfigurationError(
+                    f"GroundedQueryEngine({name}=...) must be True or False, got {value!r}"
+                )
+        if require_citations and not citations:
+            raise ConfigurationError(
+                "GroundedQueryEngine(require_citations=True) needs citations=True"
+            )
+        self._citations = citations
+        self._require_citations = require_citations
         if postprocessor is None:
             postprocessor = GroundednessPostprocessor(
                 checker=checker or GroundednessChecker(), policy=policy or Policy()
@@ -144,12 +167,14 @@ class GroundedQueryEngine(BaseQueryEngine):
         judge_llm: Any = None,
         judge_settings: dict[str, Any] | None = None,
         policy: Policy | None = None,
+        citations: bool = False,
         **engine_kwargs: Any,
     ) -> GroundedQueryEngine:
         """The LlamaIndex way: wrap ``query_engine``, or build a ``RetrieverQueryEngine`` over
         ``retriever`` (``llm`` and ``engine_kwargs`` go to its ``from_args``). The checker is
         ``checker``, else ``judge`` by name or instance with ``judge_settings``;
-        ``judge="llm"`` without ``judge_llm`` judges with ``Settings.llm``."""
+        ``judge="llm"`` without ``judge_llm`` judges with ``Settings.llm``. ``citations=True``
+        checks the answer's citations too (pass ``query_engine=CitationQueryEngine(...)``)."""
         from ._defaults import default_checker, default_query_engine
 
         return cls(
@@ -158,6 +183,7 @@ class GroundedQueryEngine(BaseQueryEngine):
                 checker, judge=judge, llm=judge_llm, judge_settings=judge_settings
             ),
             policy=policy,
+            citations=citations,
         )
 
     @property
@@ -199,17 +225,47 @@ class GroundedQueryEngine(BaseQueryEngine):
         response = await self._engine.aquery(self._retry_bundle(bundle, feedback))
         return self._regenerated(await _aas_response(response))
 
-    @staticmethod
-    def _loop_args(
-        responses: GroundednessResponsePolicy, bundle: QueryBundle, first: Response
+    def _citation_args(
+        self, responses: GroundednessResponsePolicy, query: str, nodes: Any
     ) -> dict[str, Any]:
+        passages, ids = numbered_sources(nodes)
         return {
+            "context": passages,
+            "query": query,
+            "ids": ids,
+            "task": responses.task_for(query),
+            "domain": responses.domain,
+            "require_citations": self._require_citations,
+        }
+
+    def _check_citations(
+        self, responses: GroundednessResponsePolicy, query: str, nodes: Any, answer: str, _: Any
+    ) -> CitationResult:
+        return responses.checker.check_citations(
+            answer=answer, **self._citation_args(responses, query, nodes)
+        )
+
+    async def _acheck_citations(
+        self, responses: GroundednessResponsePolicy, query: str, nodes: Any, answer: str, _: Any
+    ) -> CitationResult:
+        return await responses.checker.acheck_citations(
+            answer=answer, **self._citation_args(responses, query, nodes)
+        )
+
+    def _loop_args(
+        self, responses: GroundednessResponsePolicy, bundle: QueryBundle, first: Response, aio: bool
+    ) -> dict[str, Any]:
+        args = {
             **responses.request(first, bundle.query_str),
             "answer": first.response or "",
             "policy": responses.policy,
             "payload": first,
             "raise_on_block": False,
         }
+        if self._citations:  # the loop passes each attempt's context (its source nodes)
+            check = self._acheck_citations if aio else self._check_citations
+            args["citations"] = partial(check, responses, bundle.query_str)
+        return args
 
     @staticmethod
     def _released(enforced: Enforced) -> Response:
@@ -225,7 +281,7 @@ class GroundedQueryEngine(BaseQueryEngine):
             responses.checker,
             regenerate=partial(self._regenerate, bundle),
             corrector=self._corrector,
-            **self._loop_args(responses, bundle, first),
+            **self._loop_args(responses, bundle, first, aio=False),
         )
         return responses.finish(self._released(enforced), enforced)
 
@@ -235,7 +291,7 @@ class GroundedQueryEngine(BaseQueryEngine):
             responses.checker,
             regenerate=partial(self._aregenerate, bundle),
             corrector=getattr(self._corrector, "acorrect", self._corrector),
-            **self._loop_args(responses, bundle, first),
+            **self._loop_args(responses, bundle, first, aio=True),
         )
         return responses.finish(self._released(enforced), enforced)
 

@@ -13,6 +13,7 @@ from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeWithScore
 
 from ..checker import GroundednessChecker
+from ..citations import CitationResult
 from ..errors import JudgeError, UngroundedAnswerError
 from ..models import Domain, GroundednessResult, Task, Verdict
 from ..policies import Action, Decision, Enforced, Policy, mark_ungrounded
@@ -134,16 +135,24 @@ class GroundednessResponsePolicy:
         return isinstance(decision, Decision) and decision.action is Action.REGENERATE
 
     def apply(
-        self, response: Response, result: GroundednessResult | None, decision: Decision
+        self,
+        response: Response,
+        result: GroundednessResult | None,
+        decision: Decision,
+        citations: CitationResult | None = None,
     ) -> Response:
-        """Turn a decision into a response: annotated, blocked (raises), replaced or as is."""
+        """Turn a decision into a response: annotated, blocked (raises), replaced or as is.
+        A ``citations`` result checked beside ``result`` goes in ``metadata["citations"]``
+        (its ``to_dict()``), whatever the action."""
         emit_decision(decision)
         metadata: dict[str, Any] = {**(response.metadata or {})}
         metadata[f"{self.metadata_key}_decision"] = decision
+        if citations is not None:
+            metadata["citations"] = citations.to_dict()
         action = decision.action
         if action is Action.BLOCK:
             if self.policy.fallback_message is None:
-                raise self.policy.blocked_error(result, decision)
+                raise self.policy.blocked_error(result, decision, citations)
             metadata[self.metadata_key] = result
             return Response(self.policy.fallback_message, list(response.source_nodes), metadata)
         text = response.response
@@ -180,7 +189,7 @@ class GroundednessResponsePolicy:
         """Apply the final decision of a loop run by :func:`enforce` (``raise_on_block=False``)."""
         for _, attempt_result in enforced.attempts:
             emit_check(attempt_result, enforced.decision.error)
-        return self.apply(response, enforced.result, enforced.decision)
+        return self.apply(response, enforced.result, enforced.decision, enforced.citations)
 
     def fallback(self, response: Response, error: UngroundedAnswerError) -> Response:
         """The response a blocked loop ends with: raise, or the fallback message."""
