@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ground_integrations import GroundednessChecker, Verdict
+from ground_integrations.judges import HeuristicJudge
 
 from .conftest import MAUNA_KEA
 
@@ -105,6 +106,43 @@ def test_a_word_swapped_for_its_opposite_is_flagged_and_named(
     detail = result.ungrounded_details[0]
     assert detail.text == answer
     assert f"'{word.lower()}'" in detail.reason.lower()
+
+
+CITED = [
+    "Mauna Kea's peak is 4,207.3 m above sea level [1].",
+    "Mauna Kea's peak is 4,207.3 m above sea level [1][2].",
+    "Mauna Kea's peak is 4,207.3 m above sea level [Source 1, 3].",
+    "Mauna Kea's peak is 4,207.3 m above sea level.[^2]",
+]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("answer", CITED)
+def test_a_citation_marker_is_no_figure(task, answer, judge) -> None:
+    """A marker such as "[1]" points at a source: it is no figure the context must hold."""
+    checker = GroundednessChecker(None if judge == "default" else HeuristicJudge(), cache_size=0)
+    result = verdict(checker, MAUNA_KEA, answer, "How high is Mauna Kea's peak?", task)
+    assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_wrong_figure_beside_a_citation_is_still_caught(default_checker, task) -> None:
+    result = verdict(
+        default_checker, MAUNA_KEA, "Its peak is 4,900 m above sea level [1].", "How high?", task
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    reason = result.ungrounded_details[0].reason
+    assert "4,900" in reason and "figure 1 " not in reason
+
+
+def test_brackets_that_are_not_citations_still_count() -> None:
+    """A bracketed year and an index in code are text, as the citation grammar says."""
+    from ground_integrations._markers import mask_markers
+
+    assert mask_markers("It opened in [2019].") == "It opened in [2019]."
+    assert mask_markers("Set x[1] = 2.") == "Set x[1] = 2."
+    assert mask_markers("Tall [1].") == "Tall    ."
 
 
 @pytest.mark.parametrize("task", TASKS)

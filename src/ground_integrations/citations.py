@@ -45,6 +45,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._markers import (
+    _ID_LIKE,
+    _INLINE_CODE,
+    _LABEL_WORD,
+    _NUMBER_ITEM,
+    _SEPARATOR,
+    _URL,
+    DEFAULT_CITATION_PATTERN,
+    _not_a_citation,
+    _spans,
+)
 from .errors import ConfigurationError, InvalidInputError, UngroundedAnswerError
 from .judges._lexicon import STOPWORDS
 from .models import Domain, GroundednessResult, IndexDetails, JudgeInfo, Task, Verdict
@@ -71,23 +82,8 @@ __all__ = [
     "passage_ids",
 ]
 
-# -- the marker grammar -----------------------------------------------------------------------
+# -- the marker grammar (in ._markers, which the judges share) ---------------------------------
 
-#: Optional words before a number inside the brackets: ``[Source 2]``, ``[doc 3]``.
-_LABEL_WORD = r"(?:sources?|src|docs?|documents?|passages?|refs?|references?)\.?\s*"
-_NUMBER = rf"(?:{_LABEL_WORD})?#?\d{{1,3}}"
-_NUMBER_ITEM = rf"{_NUMBER}(?:\s*[-\u2013]\s*{_NUMBER})?"
-_SEPARATOR = r"\s*(?:,|;|\band\b|&)\s*"
-
-#: The default grammar: one to three digits per item (so a bracketed year is not a citation),
-#: items separated by commas, semicolons or "and", ranges with a hyphen or an en dash.
-DEFAULT_CITATION_PATTERN = rf"\[\^?\s*(?P<refs>{_NUMBER_ITEM}(?:{_SEPARATOR}{_NUMBER_ITEM})*)\s*\]"
-#: An id-like item, matched only when passages carry ids: it must contain a digit, so ``[sic]``
-#: or ``[edit]`` stay text while an unknown ``[doc-9]`` is reported as dangling.
-_ID_LIKE = r"(?=[\w.:#/-]*\d)\w[\w.:#/-]*"
-
-_URL = re.compile(r"(?:https?|ftp)://[^\s<>\"'()\[\]]+|www\.[^\s<>\"'()\[\]]+", re.IGNORECASE)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
 _ITEM_SPLIT = re.compile(_SEPARATOR, re.IGNORECASE)
 _LABEL_PREFIX = re.compile(rf"^\s*{_LABEL_WORD}#?", re.IGNORECASE)
 _RANGE = re.compile(r"^(\d{1,3})\s*[-\u2013]\s*(?:" + _LABEL_WORD + r")?#?(\d{1,3})$", re.I)
@@ -134,34 +130,6 @@ def _id_pattern(ids: Sequence[str]) -> re.Pattern[str]:
     known = "|".join(re.escape(i) for i in sorted(set(ids), key=len, reverse=True) if i)
     item = f"(?:{known}|{_NUMBER_ITEM}|{_ID_LIKE})" if known else f"(?:{_NUMBER_ITEM}|{_ID_LIKE})"
     return re.compile(rf"\[\^?\s*(?P<refs>{item}(?:{_SEPARATOR}{item})*)\s*\]", re.IGNORECASE)
-
-
-def _spans(regex: re.Pattern[str], text: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in regex.finditer(text)]
-
-
-_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-
-
-def _glued(ch: str) -> bool:
-    """A letter or digit of a script written with spaces between words: a bracket between two of
-    them is inside a word. Chinese, Japanese (and Korean, within a phrase) cite without spaces."""
-    return ch.isalnum() and _UNSPACED.match(ch) is None
-
-
-def _not_a_citation(text: str, start: int, end: int, protected: list[tuple[int, int]]) -> bool:
-    """Brackets that read as part of a word, number, URL, code, or a footnote definition."""
-    if any(s <= start < e or s < end <= e or start == e for s, e in protected):
-        return True
-    before = text[start - 1] if start > 0 else ""
-    after = text[end] if end < len(text) else ""
-    if _glued(before) and _glued(after):  # a[1]b, 2[0]1: inside a word or a number
-        return True
-    assigned = text[end:].lstrip(" ")[:1] == "=" and (before.isalnum() or before == "_")
-    if assigned or (after == "." and text[end + 1 : end + 2].isalpha() and before.isalnum()):
-        return True  # code: x[1] = ..., x[1].y
-    line_start = text.rfind("\n", 0, start) + 1
-    return after == ":" and not text[line_start:start].strip()  # a footnote definition
 
 
 def _labels(refs: str) -> list[str]:

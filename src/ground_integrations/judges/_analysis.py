@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Context, Decimal, InvalidOperation, localcontext
 
+from .._markers import mask_markers
 from ..models import Domain
 from ..text import Span, base_form, fold, split_sentences, stem, word_spans
 from ._lexicon import (
@@ -136,8 +137,10 @@ class Tokens:
 
 
 def analyse(text: str) -> Tokens:
+    """The words, stems, figures and names of ``text``; citation markers ("[1]", "[Source 2]")
+    are masked first: they point at a source and are no figure the context must hold."""
     out = Tokens()
-    spans = word_spans(text)
+    spans = word_spans(mask_markers(text))
     for i, span in enumerate(spans):
         word = fold(span.text)
         word = UNITS.get(word, word)
