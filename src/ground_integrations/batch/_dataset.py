@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -175,6 +176,9 @@ def eval_outcomes(
         }
         if address is None:
             options["num_cpus"] = workers + 1  # the actors, and one for Ray Data itself
+        elif os.environ.get("PYTHONHASHSEED"):
+            # judges break some ties in set order: a cluster's workers hash like this process
+            options["runtime_env"] = {"env_vars": {"PYTHONHASHSEED": os.environ["PYTHONHASHSEED"]}}
         ray.init(address=address, **options)
     try:
         _quiet(ray, progress)
@@ -184,7 +188,7 @@ def eval_outcomes(
         ).map_batches(
             CheckOutcomes,
             fn_constructor_args=(spec,),
-            batch_size=shard_size,
+            batch_size=None,  # one call per block: a shard in, a shard out
             batch_format="pyarrow",
             compute=ray.data.ActorPoolStrategy(size=workers),
             num_cpus=1,
