@@ -10,6 +10,12 @@
 An outcome is reused only for the same record content and the same judge (name, version and
 settings); a results file of another judge is refused rather than mixed.
 
+``--engine ray`` checks the records on Ray Data actors (extra ``[ray]``; ``--workers N`` actors,
+``--address`` a cluster to join, else a local Ray instance), one checker per actor, through the
+same per-record function as the local engine; each finished shard (``--shard-size`` records) is
+appended to the same outcomes file at once, so the metrics, the report and resuming are those
+of the local engine.
+
 ``--report report.html`` also writes a self-contained HTML report (extra ``[report]``), from
 every outcome of the file, resumed ones included.
 
