@@ -41,7 +41,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -526,7 +526,7 @@ def _eval(args: argparse.Namespace) -> int:
     todo = [r for r in records if done.get(str(r["id"]), {}).get("input") != keys[str(r["id"])]]
     stamp = {"name": ident["name"], "version": ident["version"], "key": ident["key"]}
     interrupted = False
-    shards: Iterator[list[dict[str, Any]]]
+    shards: Generator[list[dict[str, Any]], None, None]
     if args.engine == "ray":
         shards = _ray_outcomes(args, checker, todo)
     else:
@@ -558,6 +558,8 @@ def _eval(args: argparse.Namespace) -> int:
             f"\ninterrupted: {len(done)} outcomes kept in {output}; run again to resume",
             file=sys.stderr,
         )
+    finally:
+        shards.close()  # the Ray engine stops the Ray instance it started
     wanted = {str(r["id"]) for r in records}
     rows = [row for key, row in done.items() if key in wanted]
     print(
@@ -608,7 +610,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _ray_outcomes(
     args: argparse.Namespace, checker: GroundednessChecker, todo: list[dict[str, Any]]
-) -> Iterator[list[dict[str, Any]]]:
+) -> Generator[list[dict[str, Any]], None, None]:
     """``--engine ray``: outcome rows per finished shard, from actors built like ``checker``."""
     from .batch import JudgeSpec
     from .batch._dataset import eval_outcomes

@@ -6,7 +6,7 @@ import json
 import logging
 import math
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, InvalidInputError, MissingDependencyError
@@ -157,7 +157,7 @@ def eval_outcomes(
     address: str | None = None,
     shard_size: int = 200,
     progress: bool = True,
-) -> Iterator[list[dict[str, Any]]]:
+) -> Generator[list[dict[str, Any]], None, None]:
     """Outcome rows of ``records`` (as ``record_outcome`` makes them), one list per finished
     shard of up to ``shard_size`` records, in the order the shards finish.
 
