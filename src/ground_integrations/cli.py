@@ -625,7 +625,6 @@ def _ray_outcomes(
         workers=args.workers,
         address=args.address,
         shard_size=args.shard_size,
-        progress=not args.no_progress,
     )
 
 

@@ -30,12 +30,13 @@ def _ray() -> Any:
     return ray
 
 
-def _quiet(ray: Any, progress: bool) -> None:
+def _quiet(ray: Any) -> None:
+    """No Ray Data progress bars or notices: ``ground eval`` shows its own progress."""
     ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = progress
+    ctx.enable_progress_bars = False
     if hasattr(ctx, "print_on_execution_start"):
-        ctx.print_on_execution_start = progress
-    logging.getLogger("ray.data").setLevel(logging.INFO if progress else logging.WARNING)
+        ctx.print_on_execution_start = False
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
 
 
 def _columns(mapping: Mapping[str, str] | None) -> dict[str, str]:
@@ -156,7 +157,6 @@ def eval_outcomes(
     workers: int = 1,
     address: str | None = None,
     shard_size: int = 200,
-    progress: bool = True,
 ) -> Generator[list[dict[str, Any]], None, None]:
     """Outcome rows of ``records`` (as ``record_outcome`` makes them), one list per finished
     shard of up to ``shard_size`` records, in the order the shards finish.
@@ -171,7 +171,7 @@ def eval_outcomes(
     if started:
         options: dict[str, Any] = {
             "log_to_driver": False,
-            "logging_level": logging.WARNING,
+            "logging_level": logging.ERROR,
             "include_dashboard": False,
         }
         if address is None:
@@ -181,7 +181,7 @@ def eval_outcomes(
             options["runtime_env"] = {"env_vars": {"PYTHONHASHSEED": os.environ["PYTHONHASHSEED"]}}
         ray.init(address=address, **options)
     try:
-        _quiet(ray, progress)
+        _quiet(ray)
         lines = [{"record": json.dumps(r, ensure_ascii=True)} for r in records]
         ds = ray.data.from_items(
             lines, override_num_blocks=max(1, math.ceil(len(lines) / shard_size))
