@@ -110,6 +110,7 @@ def check_dataset(
         unchanged, then ``verdict``, ``score``, ``confidence``, ``ungrounded_spans``,
         ``judge_name``, ``judge_version``, ``error``. A record the judge cannot check
         gets ``error`` ("ErrorType: message") and nulls in the result columns; the job goes on.
+        Rows come in the order Ray Data finishes them, unless its ``preserve_order`` is set.
 
     Raises:
         MissingDependencyError: ray is not installed (extra ``[ray]``).
