@@ -431,3 +431,36 @@ def test_jsonl_in_results_out_round_trip(ray_local, tmp_path, fmt) -> None:
             want["score"] if fmt == "parquet" else pytest.approx(want["score"], abs=1e-9)
         )
         assert [dict(s) for s in row["ungrounded_spans"]] == want["ungrounded_spans"]
+
+
+def test_eval_on_ray_uses_calibrated_thresholds_as_local_does(ray_local, tmp_path, capsys) -> None:
+    data = tmp_path / "dev.jsonl"
+    _dev_sample(data)
+    thresholds = tmp_path / "thresholds.json"
+    calibrate = ["calibrate", str(data), "-o", str(thresholds), "--judge", "heuristic"]
+    assert main([*calibrate, "--pooled", "--no-progress"]) == 0
+    plain, local, on_ray = (tmp_path / f"{name}.jsonl" for name in ("plain", "local", "ray"))
+    common = ["--no-progress", "--judge", "heuristic"]
+    _in_a_seeded_process("eval", str(data), "-o", str(plain), *common)
+    _in_a_seeded_process(
+        "eval", str(data), "-o", str(local), *common, "--thresholds", str(thresholds)
+    )
+    main(
+        [
+            "eval",
+            str(data),
+            "-o",
+            str(on_ray),
+            *common,
+            "--thresholds",
+            str(thresholds),
+            "--engine",
+            "ray",
+        ]
+    )
+    capsys.readouterr()
+    a, b, c = _rows(local), _rows(on_ray), _rows(plain)
+    assert {k: _without_latency(v) for k, v in a.items()} == {
+        k: _without_latency(v) for k, v in b.items()
+    }
+    assert any(a[k]["verdict"] != c[k]["verdict"] for k in a)  # the cut was applied
