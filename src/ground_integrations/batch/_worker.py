@@ -171,9 +171,9 @@ class CheckColumns:
     def __call__(self, batch: Any) -> Any:
         import pyarrow as pa
 
-        table = batch if isinstance(batch, pa.Table) else pa.Table.from_pandas(batch)
+        arrow = isinstance(batch, pa.Table)  # else a pandas DataFrame
         rows = []
-        for row in table.to_pylist():
+        for row in batch.to_pylist() if arrow else batch.to_dict("records"):
             result: GroundednessResult | None = None
             error: BaseException | None = None
             try:
@@ -182,9 +182,14 @@ class CheckColumns:
                 error = exc
             rows.append(result_row(result, error, self.checker.judge))
         added = pa.Table.from_pylist(rows, schema=_arrow_schema())
+        if not arrow:
+            out = batch.copy()
+            for name in RESULT_COLUMNS:
+                out[name] = added.column(name).to_pylist()
+            return out
         for name in RESULT_COLUMNS:
-            table = table.append_column(added.schema.field(name), added.column(name))
-        return table
+            batch = batch.append_column(added.schema.field(name), added.column(name))
+        return batch
 
 
 class CheckOutcomes:
