@@ -12,9 +12,9 @@ settings); a results file of another judge is refused rather than mixed.
 
 ``--engine ray`` checks the records on Ray Data actors (extra ``[ray]``; ``--workers N`` actors,
 ``--address`` a cluster to join, else a local Ray instance), one checker per actor, through the
-same per-record function as the local engine; each finished shard (``--shard-size`` records) is
-appended to the same outcomes file at once, so the metrics, the report and resuming are those
-of the local engine.
+same per-record function as the local engine; each finished shard (at most ``--shard-size``
+records) is appended to the same outcomes file at once, so the metrics, the report and resuming
+are those of the local engine.
 
 ``--report report.html`` also writes a self-contained HTML report (extra ``[report]``), from
 every outcome of the file, resumed ones included.
@@ -153,8 +153,8 @@ def _parser() -> argparse.ArgumentParser:
         "--shard-size",
         type=_positive,
         default=200,
-        help="with --engine ray: records per shard; each finished shard is written at once "
-        "(default 200)",
+        help="with --engine ray: at most this many records per shard; each finished shard is "
+        "written at once (default 200)",
     )
     _judge_options(ev)
     _thresholds_option(ev)
