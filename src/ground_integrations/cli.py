@@ -10,6 +10,12 @@
 An outcome is reused only for the same record content and the same judge (name, version and
 settings); a results file of another judge is refused rather than mixed.
 
+``--engine ray`` checks the records on Ray Data actors (extra ``[ray]``; ``--workers N`` actors,
+``--address`` a cluster to join, else a local Ray instance), one checker per actor, through the
+same per-record function as the local engine; each finished shard (at most ``--shard-size``
+records) is appended to the same outcomes file at once, so the metrics, the report and resuming
+are those of the local engine.
+
 ``--report report.html`` also writes a self-contained HTML report (extra ``[report]``), from
 every outcome of the file, resumed ones included.
 
@@ -35,7 +41,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +130,32 @@ def _parser() -> argparse.ArgumentParser:
         help="also write a self-contained HTML report here (needs the [report] extra)",
     )
     ev.add_argument("--no-progress", action="store_true")
+    ev.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="local: one record at a time in this process; ray: shards on Ray Data actors "
+        "(extra [ray]), one checker per actor",
+    )
+    ev.add_argument(
+        "--address",
+        default=None,
+        help="with --engine ray: the Ray cluster to join (ray.init(address=...), e.g. auto or "
+        "ray://head:10001); default: a local Ray instance",
+    )
+    ev.add_argument(
+        "--workers",
+        type=_positive,
+        default=1,
+        help="with --engine ray: actors, each with its own checker (default 1)",
+    )
+    ev.add_argument(
+        "--shard-size",
+        type=_positive,
+        default=200,
+        help="with --engine ray: at most this many records per shard; each finished shard is "
+        "written at once (default 200)",
+    )
     _judge_options(ev)
     _thresholds_option(ev)
 
@@ -265,6 +297,13 @@ def _non_negative(value: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
     if number < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {number}")
+    return number
+
+
+def _positive(value: str) -> int:
+    number = _non_negative(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
     return number
 
 
@@ -453,10 +492,15 @@ def _eval(args: argparse.Namespace) -> int:
         input_key,
         judge_identity,
         load_records,
+        outcome_row,
         record_outcome,
         tune_cut,
     )
 
+    if args.engine == "ray":
+        from .batch._dataset import _ray
+
+        _ray()  # MissingDependencyError now, not after reading the file
     records, skipped = load_records(args.path)
     if not records:
         shown = "; ".join(str(s) for s in skipped[:3])
@@ -482,6 +526,11 @@ def _eval(args: argparse.Namespace) -> int:
     todo = [r for r in records if done.get(str(r["id"]), {}).get("input") != keys[str(r["id"])]]
     stamp = {"name": ident["name"], "version": ident["version"], "key": ident["key"]}
     interrupted = False
+    shards: Generator[list[dict[str, Any]], None, None]
+    if args.engine == "ray":
+        shards = _ray_outcomes(args, checker, todo)
+    else:
+        shards = ([outcome_row(checker, record)] for record in todo)
     try:
         from tqdm import tqdm
 
@@ -493,23 +542,15 @@ def _eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         with open(output, "a", encoding="utf-8") as fh:
-            for record in todo:
-                try:
-                    result = checker.check(
-                        record["context"],
-                        record["answer"],
-                        record.get("query"),
-                        task=record.get("task", "Summarization"),
-                        domain=record.get("domain") or "Generic",
-                    )
-                    row = record_outcome(record, result)
-                except GroundednessError as exc:
-                    row = record_outcome(record, error=exc)
-                row.update(input=keys[str(record["id"])], judge=stamp)
-                fh.write(_row_line(row))
+            # one write per record (local) or per finished shard (ray)
+            for shard in shards:
+                for row in shard:
+                    row.update(input=keys[str(row["id"])], judge=stamp)
+                fh.write("".join(_row_line(row) for row in shard))
                 fh.flush()
-                done[str(record["id"])] = row
-                bar.update(1)
+                for row in shard:
+                    done[str(row["id"])] = row
+                bar.update(len(shard))
         bar.close()
     except KeyboardInterrupt:
         interrupted = True
@@ -517,6 +558,8 @@ def _eval(args: argparse.Namespace) -> int:
             f"\ninterrupted: {len(done)} outcomes kept in {output}; run again to resume",
             file=sys.stderr,
         )
+    finally:
+        shards.close()  # the Ray engine stops the Ray instance it started
     wanted = {str(r["id"]) for r in records}
     rows = [row for key, row in done.items() if key in wanted]
     print(
@@ -563,6 +606,26 @@ def _eval(args: argparse.Namespace) -> int:
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if failed else EXIT_OK
+
+
+def _ray_outcomes(
+    args: argparse.Namespace, checker: GroundednessChecker, todo: list[dict[str, Any]]
+) -> Generator[list[dict[str, Any]], None, None]:
+    """``--engine ray``: outcome rows per finished shard, from actors built like ``checker``."""
+    from .batch import JudgeSpec
+    from .batch._dataset import eval_outcomes
+
+    options: dict[str, Any] = {}
+    if args.thresholds is not None:
+        options["thresholds"] = checker.thresholds
+    spec = JudgeSpec(args.judge, json.loads(args.judge_config), options)
+    return eval_outcomes(
+        todo,
+        spec,
+        workers=args.workers,
+        address=args.address,
+        shard_size=args.shard_size,
+    )
 
 
 def _report_ready() -> None:

@@ -14,20 +14,26 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidInputError
+from .errors import GroundednessError, InvalidInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .checker import GroundednessChecker
+    from .models import GroundednessResult
 
 __all__ = [
     "LABELS",
     "Metrics",
     "Skipped",
     "compute_metrics",
+    "evaluate_record",
     "format_table",
     "grouped_metrics",
     "input_key",
     "judge_identity",
     "load_records",
+    "outcome_row",
     "read_jsonl",
     "record_outcome",
     "tune_cut",
@@ -203,6 +209,34 @@ def record_outcome(
         ],
     )
     return out
+
+
+def evaluate_record(checker: GroundednessChecker, record: dict[str, Any]) -> GroundednessResult:
+    """Check one evaluation record (``task`` defaults to Summarization, ``domain`` to Generic).
+
+    Every engine of ``ground eval`` (local, Ray) and :func:`ground_integrations.batch.check_dataset`
+    check a record through this function, so they agree record for record.
+    """
+    return checker.check(
+        record["context"],
+        record["answer"],
+        record.get("query"),
+        task=record.get("task", "Summarization"),
+        domain=record.get("domain") or "Generic",
+    )
+
+
+def outcome_row(
+    checker: GroundednessChecker,
+    record: dict[str, Any],
+    *,
+    catch: type[Exception] | tuple[type[Exception], ...] = GroundednessError,
+) -> dict[str, Any]:
+    """The outcome row of one record: its result, or the error (of a ``catch`` type) it raised."""
+    try:
+        return record_outcome(record, evaluate_record(checker, record))
+    except catch as exc:
+        return record_outcome(record, error=exc)
 
 
 @dataclass
