@@ -277,7 +277,7 @@ def best_window(index: ContextIndex, stems: set[str], width: int = 3) -> Window 
     if not index.sentences or not stems:
         return None
     weights = {s: index.idf.get(s, 0.0) for s in stems}
-    total = sum(weights.values()) or 1.0
+    total = math.fsum(weights.values()) or 1.0
     hits = [stems & s.stems for s in index.sentences]
     best: tuple[float, int, int] = (-1.0, 0, 0)
     for i in range(len(index.sentences)):
@@ -287,7 +287,7 @@ def best_window(index: ContextIndex, stems: set[str], width: int = 3) -> Window 
                 break
             covered |= hits[j]
             # Prefer the shortest window reaching a given coverage.
-            score = sum(weights[s] for s in covered) / total - 0.01 * (j - i)
+            score = math.fsum(weights[s] for s in covered) / total - 0.01 * (j - i)
             if score > best[0]:
                 best = (score, i, j)
     _, i, j = best
@@ -300,7 +300,7 @@ def best_window(index: ContextIndex, stems: set[str], width: int = 3) -> Window 
         figures=frozenset().union(*(s.figures for s in chosen)),
         words=frozenset().union(*(s.words for s in chosen)),
         negated=any(s.negated for s in chosen),
-        coverage=sum(weights[s] for s in stems & stems_w) / total,
+        coverage=math.fsum(weights[s] for s in stems & stems_w) / total,
     )
 
 

@@ -21,6 +21,7 @@ directory holds ``model.onnx``, ``tokenizer.json`` and ``stack.json``.
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections.abc import Sequence
@@ -91,7 +92,7 @@ def top_windows(index: ContextIndex, sentence: str, k: int, width: int = 2) -> l
             if index.sentences[j].passage != first.passage:
                 break
             covered |= stems & index.sentences[j].stems
-            scored.append((sum(index.idf.get(s, 0.0) for s in covered), i, j))
+            scored.append((math.fsum(index.idf.get(s, 0.0) for s in covered), i, j))
     scored.sort(key=lambda t: (-t[0], t[1], t[2]))
     out: list[str] = []
     for _, i, j in scored:
