@@ -27,10 +27,10 @@ if not DEV.exists():  # a checkout beside the shared data
     DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "dev.jsonl"
 
 
-#: The judges break some ties in set order, which follows Python's per-process string hashing:
-#: two processes agree record for record only with the same PYTHONHASHSEED (two local runs
-#: do not either, without it). The Ray workers and the local reference runs both use this one.
-HASH_SEED = "0"
+#: The Ray workers and the local reference runs hash strings differently on purpose: a judge's
+#: outcome must not depend on Python's per-process string hashing (set order).
+WORKER_HASH_SEED = "1"
+LOCAL_HASH_SEED = "2"
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def ray_local() -> Any:
         include_dashboard=False,
         log_to_driver=False,
         logging_level="ERROR",
-        runtime_env={"env_vars": {"PYTHONHASHSEED": HASH_SEED}},
+        runtime_env={"env_vars": {"PYTHONHASHSEED": WORKER_HASH_SEED}},
     )
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray
@@ -58,9 +58,10 @@ def _dev_sample(path: Path, every: int = 6) -> list[str]:
     return lines
 
 
-def _in_a_seeded_process(*args: str, code: str | None = None, stdin: str = "") -> str:
-    """Run ``ground ARGS`` (or Python ``code``) in a fresh interpreter hashing like the workers."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONHASHSEED": HASH_SEED}
+def _in_another_process(*args: str, code: str | None = None, stdin: str = "") -> str:
+    """Run ``ground ARGS`` (or Python ``code``) in a fresh interpreter that hashes strings
+    unlike the workers."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONHASHSEED": LOCAL_HASH_SEED}
     cmd = (
         [sys.executable, "-c", code]
         if code
@@ -93,7 +94,7 @@ for line in sys.stdin:
 
 
 def _local_checks(records: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
-    out = _in_a_seeded_process(
+    out = _in_another_process(
         code=_LOCAL_CHECK, stdin="".join(json.dumps(r) + "\n" for r in records)
     )
     return {row["id"]: row for row in map(json.loads, out.splitlines())}
@@ -141,7 +142,7 @@ def test_eval_on_ray_equals_local_record_for_record(ray_local, tmp_path, capsys)
     lines = _dev_sample(data)
     assert len(lines) >= 200
     local, on_ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    out_local = _in_a_seeded_process("eval", str(data), "-o", str(local), "--no-progress")
+    out_local = _in_another_process("eval", str(data), "-o", str(local), "--no-progress")
     on_two_actors = ["--engine", "ray", "--workers", "2", "--shard-size", "40"]
     code_ray = main(["eval", str(data), "-o", str(on_ray), "--no-progress", *on_two_actors])
     out_ray = capsys.readouterr().out
@@ -262,7 +263,7 @@ def test_eval_on_ray_resumes_without_redoing_finished_shards(
     assert asked == [120, 120 - len(first), 0]
     assert out.read_text(encoding="utf-8").splitlines() == final
     local = tmp_path / "local.jsonl"
-    _in_a_seeded_process(
+    _in_another_process(
         "eval", str(data), "-o", str(local), "--no-progress", "--judge", "heuristic"
     )
     a, b = _rows(local), _rows(out)
@@ -441,8 +442,8 @@ def test_eval_on_ray_uses_calibrated_thresholds_as_local_does(ray_local, tmp_pat
     assert main([*calibrate, "--pooled", "--no-progress"]) == 0
     plain, local, on_ray = (tmp_path / f"{name}.jsonl" for name in ("plain", "local", "ray"))
     common = ["--no-progress", "--judge", "heuristic"]
-    _in_a_seeded_process("eval", str(data), "-o", str(plain), *common)
-    _in_a_seeded_process(
+    _in_another_process("eval", str(data), "-o", str(plain), *common)
+    _in_another_process(
         "eval", str(data), "-o", str(local), *common, "--thresholds", str(thresholds)
     )
     main(

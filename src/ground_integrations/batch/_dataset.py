@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
-import os
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -102,7 +102,8 @@ def check_dataset(
         concurrency: actors, each with its own checker (``ActorPoolStrategy(size=...)``).
         batch_size: rows per call of an actor.
         num_cpus, memory: what each actor reserves (``memory`` in bytes: set it to the judge's
-            model size and more on a cluster, so Ray does not pack too many on a node).
+            model size and more on a cluster, so Ray does not pack too many on a node). The
+            bundled model runs ``max(1, int(num_cpus))`` threads per actor.
         ray_remote_args: more actor options for ``map_batches`` (``runtime_env``, ``resources``).
 
     Returns:
@@ -135,7 +136,12 @@ def check_dataset(
             raise ConfigurationError(f"{name} must be a whole number >= 1, got {value!r}")
     cols = _columns(columns)
     _check_schema(list(ds.schema().names), cols)
-    spec = JudgeSpec(judge, dict(judge_config or {}), dict(checker_options or {}))
+    spec = JudgeSpec(
+        judge,
+        dict(judge_config or {}),
+        dict(checker_options or {}),
+        threads=max(1, int(num_cpus)),
+    )
     spec.build_checker().close()  # fail here, in one line, not in every actor
     extra: dict[str, Any] = dict(ray_remote_args or {})
     if memory is not None:
@@ -167,6 +173,8 @@ def eval_outcomes(
     """
     if not records:
         return
+    if spec.threads is None:  # each actor reserves one CPU: one model thread
+        spec = dataclasses.replace(spec, threads=1)
     ray = _ray()
     started = not ray.is_initialized()
     if started:
@@ -177,9 +185,6 @@ def eval_outcomes(
         }
         if address is None:
             options["num_cpus"] = workers + 1  # the actors, and one for Ray Data itself
-        elif os.environ.get("PYTHONHASHSEED"):
-            # judges break some ties in set order: a cluster's workers hash like this process
-            options["runtime_env"] = {"env_vars": {"PYTHONHASHSEED": os.environ["PYTHONHASHSEED"]}}
         ray.init(address=address, **options)
     try:
         _quiet(ray)

@@ -36,11 +36,15 @@ class JudgeSpec:
     ``judge`` is a judge name (as ``ground --judge`` takes it, with ``config`` its settings),
     a zero-argument callable returning a :class:`Judge`, or None for the default judge.
     ``checker_options`` go to :class:`GroundednessChecker` (``thresholds``, ``limits``...).
+    ``threads``: the bundled model's onnxruntime threads, for the default judge and a
+    ``cross-encoder`` judge whose config does not say (an actor reserving one CPU should not
+    start a thread per core of its node).
     """
 
     judge: str | Callable[[], Judge] | None = None
     config: Mapping[str, Any] = field(default_factory=dict)
     checker_options: Mapping[str, Any] = field(default_factory=dict)
+    threads: int | None = None
 
     def build_judge(self) -> Judge:
         from ..judges import default_judge, load_judge
@@ -48,9 +52,12 @@ class JudgeSpec:
         if self.judge is None:
             if self.config:
                 raise ConfigurationError("judge_config needs a judge name")
-            return default_judge()
+            return default_judge(threads=self.threads)
         if isinstance(self.judge, str):
-            return load_judge(self.judge, **dict(self.config))
+            config = dict(self.config)
+            if self.threads and self.judge.strip().lower() == "cross-encoder":
+                config.setdefault("threads", self.threads)
+            return load_judge(self.judge, **config)
         if self.config:
             raise ConfigurationError("judge_config is only for a judge given by name")
         if not callable(self.judge):

@@ -13,8 +13,11 @@ from .base import Judge
 __all__ = ["JUDGES", "JUDGE_NAMES", "default_judge", "judge_class", "load_judge"]
 
 
-def default_judge() -> Judge:
+def default_judge(*, threads: int | None = None) -> Judge:
     """The judge a bare ``GroundednessChecker()`` uses.
+
+    ``threads``: onnxruntime intra-op threads of the bundled model (None: its default, every
+    core); one process per core, as in a Ray actor, wants ``threads=1``.
 
     The bundled cross-encoder stacked with the heuristic when this install carries the model and
     onnxruntime, tokenizers and numpy import; otherwise :class:`HeuristicJudge`, with a
@@ -37,7 +40,7 @@ def default_judge() -> Judge:
             stacklevel=3,
         )
         return HeuristicJudge()
-    return CrossEncoderJudge(path)
+    return CrossEncoderJudge(path, threads=threads)
 
 
 #: Every judge by name: where its class lives (module of this package, class name). Nothing is
