@@ -332,7 +332,8 @@ def main() -> int:
             pred = model(**enc).logits.squeeze(-1) > 0
             correct += sum(int(p) == y for p, (_, _, y) in zip(pred.tolist(), batch))
     if held_out:
-        print(f"held-out pair accuracy {correct / len(held_out):.3f} after {step} steps", flush=True)
+        accuracy = correct / len(held_out)
+        print(f"held-out pair accuracy {accuracy:.3f} after {step} steps", flush=True)
     else:
         print(f"no held-out pairs (every fold trained) after {step} steps", flush=True)
     if args.in_domain is not None and held_out:
