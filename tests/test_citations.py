@@ -176,7 +176,9 @@ def test_each_status(checker: GroundednessChecker) -> None:
     assert [r.number for r in uncited.supported_elsewhere] == [3]
     assert dangling.status is CitationStatus.DANGLING and dangling.dangling == ["7"]
     assert dangling.supported_by_cited is None and "not among the 3 passages" in dangling.reason
-    assert [r.number for r in dangling.supported_elsewhere] == [3] and "[3] supports it" in dangling.reason
+    assert [r.number for r in dangling.supported_elsewhere] == [
+        3
+    ] and "[3] supports it" in dangling.reason
     assert filler.status is CitationStatus.OK and not filler.claim
     assert result.verdict is Verdict.NOT_GROUNDED and not result.ok
     assert result.counts() == {
@@ -377,7 +379,9 @@ def test_policy_decide_takes_a_citation_result(checker: GroundednessChecker) -> 
     # redact and correct need a groundedness result's sentences: on_exhausted applies
     for policy in (Policy.redact(), Policy.correct(), Policy.redact(on_exhausted="annotate")):
         fallen = policy.decide(result)
-        assert fallen.action is policy.on_exhausted and "needs a groundedness result" in fallen.reason
+        assert (
+            fallen.action is policy.on_exhausted and "needs a groundedness result" in fallen.reason
+        )
 
 
 def test_a_citation_decision_is_a_telemetry_event(checker: GroundednessChecker) -> None:
@@ -444,9 +448,13 @@ def test_enforce_acts_on_the_stricter_of_groundedness_and_citations(
     assert len(told) == 1 and "cite [2] instead" in told[0]
     assert enforced.citations is not None and enforced.citations.ok
     assert enforced.citation_decision is not None
-    assert enforced.result is not None and enforced.result.answer == "The tower was completed in 1889."
+    assert (
+        enforced.result is not None and enforced.result.answer == "The tower was completed in 1889."
+    )
     with pytest.raises(UngroundedAnswerError, match="cite \\[2\\] instead"):
-        enforce(checker, context=CONTEXT, answer="The tower was completed in 1889 [3].", citations=cite)
+        enforce(
+            checker, context=CONTEXT, answer="The tower was completed in 1889 [3].", citations=cite
+        )
 
 
 def test_a_failing_citation_check_follows_on_error(checker: GroundednessChecker) -> None:
@@ -460,7 +468,11 @@ def test_a_failing_citation_check_follows_on_error(checker: GroundednessChecker)
         enforce(checker, context=CONTEXT, answer=answer, citations=broken)
     assert caught.value.decision is not None and caught.value.decision.error
     released = enforce(
-        checker, context=CONTEXT, answer=answer, citations=broken, policy=Policy(on_error="annotate")
+        checker,
+        context=CONTEXT,
+        answer=answer,
+        citations=broken,
+        policy=Policy(on_error="annotate"),
     )
     assert released.decision.action is Action.ANNOTATE and released.result is not None
     assert released.citations is None and released.citation_decision is not None

@@ -310,9 +310,7 @@ class GroundednessChecker:
                 f"CalibratedThresholds.load) or None, got {type(thresholds).__name__}"
             )
         self.judge = judge
-        self.thresholds: Thresholds | CalibratedThresholds = (
-            thresholds or judge.default_thresholds
-        )
+        self.thresholds: Thresholds | CalibratedThresholds = thresholds or judge.default_thresholds
         self.limits = limits
         self.chunk_chars = chunk_chars
         self.chunk_overlap = chunk_overlap

@@ -45,7 +45,9 @@ def numbered(docs: list[Document]) -> str:
     return "\n\n".join(f"Source {i}: [{d.id}] {d.page_content}" for i, d in enumerate(docs, 1))
 
 
-def rag_chain(model: Runnable[Any, Any], parser: Runnable[Any, Any] | None = None) -> Runnable[Any, Any]:
+def rag_chain(
+    model: Runnable[Any, Any], parser: Runnable[Any, Any] | None = None
+) -> Runnable[Any, Any]:
     """retrieve -> numbered prompt (with optional feedback) -> model -> parser, keeping context."""
     store = InMemoryVectorStore.from_documents(DOCS, DeterministicFakeEmbedding(size=32))
     retriever = store.as_retriever(search_kwargs={"k": 3})
@@ -96,7 +98,9 @@ def test_citation_check_in_a_chain_resolves_document_ids() -> None:
     assert any(name == "CitationCheck" for name, _, _ in recorder.starts)
 
 
-@pytest.mark.parametrize(("offset", "status"), [(0, CitationStatus.OK), (1, CitationStatus.MISCITED)])
+@pytest.mark.parametrize(
+    ("offset", "status"), [(0, CitationStatus.OK), (1, CitationStatus.MISCITED)]
+)
 def test_numbered_citations_follow_the_retrieved_order(offset: int, status: CitationStatus) -> None:
     model = NumberCitingModel(messages=iter(()), offset=offset)
     result = (rag_chain(model) | CitationCheck()).invoke({"question": QUESTION, "feedback": ""})
@@ -111,7 +115,9 @@ def test_the_cited_answer_recipe_with_a_list_of_source_ids() -> None:
     """The answer lists its sources beside the text ({"answer", "citations"}), 0-based ids."""
 
     def answer_with(ids: list[int]) -> str:
-        return json.dumps({"answer": "The Eiffel Tower in Paris was completed in 1889.", "citations": ids})
+        return json.dumps(
+            {"answer": "The Eiffel Tower in Paris was completed in 1889.", "citations": ids}
+        )
 
     store = InMemoryVectorStore.from_documents(DOCS, DeterministicFakeEmbedding(size=32))
     docs = store.similarity_search(QUESTION, k=3)
@@ -132,7 +138,10 @@ def test_guard_regenerates_with_feedback_naming_the_right_source() -> None:
     assert output["answer"] == CITED and output["citation_check"].ok
     assert len(model.prompts) == 2
     retry_prompt = str(model.prompts[1][0].content)
-    assert "cite [eiffel] instead" in retry_prompt and MISCITED.rstrip(".").replace(" [mauna-kea]", "") in retry_prompt
+    assert (
+        "cite [eiffel] instead" in retry_prompt
+        and MISCITED.rstrip(".").replace(" [mauna-kea]", "") in retry_prompt
+    )
 
 
 async def test_guard_async_blocks_when_regenerations_run_out() -> None:
