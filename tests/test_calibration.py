@@ -442,6 +442,18 @@ def test_cli_check_and_eval_use_the_thresholds_file(tmp_path, capsys) -> None:
         == 0
     )
     assert json.loads(out.read_text().splitlines()[0])["verdict"] == "notGrounded"
+    capsys.readouterr()
+    # Other cuts decide other verdicts: outcomes written under the strict file are not resumed
+    # under the lax one (nor without a file), but refused in one line, until --fresh.
+    base = ["eval", str(data), "-o", str(out), "--judge", "heuristic", "--no-progress"]
+    before = out.read_text()
+    for other in (["--thresholds", str(lax)], []):
+        assert main([*base, *other]) == 2
+        err = capsys.readouterr().err
+        assert "--thresholds" in err and "--fresh" in err and len(err.strip().splitlines()) == 1
+        assert out.read_text() == before
+    assert main([*base, "--thresholds", str(lax), "--fresh"]) == 0
+    assert json.loads(out.read_text().splitlines()[0])["verdict"] == "grounded"
 
 
 def test_a_judge_that_scores_ungrounded_answers_1_cannot_be_calibrated() -> None:

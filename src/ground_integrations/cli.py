@@ -477,7 +477,7 @@ def _refuse_other_judge(
                 else "an earlier version of ground"
             )
             if isinstance(theirs, dict) and theirs.get("name") == ident["name"]:
-                who += " with other settings"
+                who += " with other settings or --thresholds"
             raise InvalidInputError(
                 f"{output} holds outcomes of {who}, not of {ident['name']} {ident['version']}; "
                 "pass --fresh to replace them or --output to write elsewhere",
@@ -516,7 +516,9 @@ def _eval(args: argparse.Namespace) -> int:
     checker = _make_checker(args, cache_size=0)
     if args.report is not None:
         _report_ready()  # fail before the long run, not after it
-    ident = judge_identity(checker.judge)
+    ident = judge_identity(
+        checker.judge, checker.thresholds if args.thresholds is not None else None
+    )
     if args.fresh and output.exists():
         output.unlink()
     done = _load_done(output)

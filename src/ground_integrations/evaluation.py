@@ -144,11 +144,17 @@ def input_key(record: dict[str, Any]) -> str:
     )
 
 
-def judge_identity(judge: Any) -> dict[str, Any]:
+def judge_identity(judge: Any, thresholds: Any = None) -> dict[str, Any]:
     """The judge's name, version and settings, and a digest of them (``key``): outcomes of two
-    judges, or of one judge with other settings, are never mixed in one results file."""
+    judges, or of one judge with other settings, are never mixed in one results file.
+
+    ``thresholds``: cut points chosen for this run (``--thresholds``), a pydantic model; they
+    decide verdicts, so outcomes under other cuts are not reused either. None (the judge's own
+    cuts) leaves the key as it was."""
     config = judge.config() if callable(getattr(judge, "config", None)) else {}
-    ident = {"name": judge.name, "version": str(judge.version), "config": config}
+    ident: dict[str, Any] = {"name": judge.name, "version": str(judge.version), "config": config}
+    if thresholds is not None:
+        ident["thresholds"] = thresholds.model_dump(mode="json")
     return {**ident, "key": _digest(ident)}
 
 
