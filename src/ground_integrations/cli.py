@@ -679,7 +679,7 @@ def _judge_of(row: dict[str, Any]) -> str | None:
 
 def _calibrate(args: argparse.Namespace) -> int:
     from .calibration import calibrate
-    from .evaluation import load_records, read_jsonl, record_outcome
+    from .evaluation import load_records, outcome_row, read_jsonl
 
     raw = list(read_jsonl(args.path))
     judge = _make_judge(args)
@@ -701,19 +701,14 @@ def _calibrate(args: argparse.Namespace) -> int:
         for s in skipped[:_NAMED_FAILURES]:
             print(f"ground: skipped {s}", file=sys.stderr)
         checker = GroundednessChecker(judge, cache_size=0)
-        rows = []
-        for record in tqdm(_unique(records), unit="rec", disable=args.no_progress, file=sys.stderr):
-            try:
-                result = checker.check(
-                    record["context"],
-                    record["answer"],
-                    record.get("query"),
-                    task=record.get("task", "Summarization"),
-                    domain=record.get("domain") or "Generic",
-                )
-                rows.append(record_outcome(record, result))
-            except GroundednessError as exc:
-                rows.append(record_outcome(record, error=exc))
+        # the same per-record check as `ground eval` (local and Ray), so the cut is chosen on
+        # exactly the scores an evaluation reports
+        rows = [
+            outcome_row(checker, record)
+            for record in tqdm(
+                _unique(records), unit="rec", disable=args.no_progress, file=sys.stderr
+            )
+        ]
     thresholds = calibrate(
         rows,
         max_pass_rate=args.max_pass_rate,
