@@ -53,6 +53,7 @@ def test_a_miscited_answer_is_regenerated_with_the_citation_feedback() -> None:
     assert output["answer"] == CITED and len(model.prompts) == 2
     retry = str(model.prompts[1][0].content)
     assert "cite [eiffel] instead" in retry and "completed in 1889" in retry
+    assert "or cited the wrong sources" in retry  # the citation-aware default template
     assert isinstance(output["citation_check"], CitationResult) and output["citation_check"].ok
     assert isinstance(output["groundedness"], GroundednessResult)
     (event,) = events.events

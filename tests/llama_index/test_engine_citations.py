@@ -58,6 +58,7 @@ def test_a_miscited_answer_is_regenerated_with_feedback_naming_the_right_source(
     found = sources(llm.prompts[0])
     retry = llm.prompts[1]
     assert CLAIMS["Mauna Kea"] in retry and f"cite [{found['Mauna Kea']}] instead" in retry
+    assert "or cited the wrong sources" in retry  # the citation-aware default template
     assert CLAIMS["Eiffel"] in retry and f"cite [{found['Eiffel']}] instead" in retry
     assert f"[{found['Mauna Kea']}]" in (response.response or "").split(". ")[0]
     citations = response.metadata["citations"]

@@ -135,6 +135,12 @@ DEFAULT_FEEDBACK_TEMPLATE = (
     "Your previous answer was not supported by the retrieved context.\n{feedback}\n"
     "Answer again using only information stated in the context."
 )
+#: The default with ``citations=``: the problem may be a citation, not the claim.
+CITATION_FEEDBACK_TEMPLATE = (
+    "Your previous answer was not supported by the retrieved context, or cited the wrong "
+    "sources.\n{feedback}\nAnswer again using only information stated in the context, citing "
+    "the sources that state it."
+)
 
 
 class GroundednessGuard(RunnableSerializable[Any, Any]):
@@ -231,6 +237,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             task=self.task,
             domain=self.domain,
         )
+        if self._cite is not None and self.feedback_template == DEFAULT_FEEDBACK_TEMPLATE:
+            self.feedback_template = CITATION_FEEDBACK_TEMPLATE
         if self._cite is not None and self.streaming == "sentence":
             raise ConfigurationError(
                 "GroundednessGuard(citations=..., streaming='sentence') cannot work: a "

@@ -31,6 +31,12 @@ DEFAULT_FEEDBACK_TEMPLATE = (
     "{query}\n\nA previous answer to this question was not supported by the retrieved context.\n"
     "{feedback}\nAnswer again using only information stated in the context."
 )
+#: The default with ``citations=True``: the problem may be a citation, not the claim.
+CITATION_FEEDBACK_TEMPLATE = (
+    "{query}\n\nA previous answer to this question was not supported by the retrieved context, "
+    "or cited the wrong sources.\n{feedback}\nAnswer again using only information stated in "
+    "the context, citing the sources that state it."
+)
 
 
 def _as_response(response: RESPONSE_TYPE) -> Response:
@@ -151,6 +157,8 @@ class GroundedQueryEngine(BaseQueryEngine):
             )
         self._engine = query_engine
         self._post = postprocessor
+        if citations and feedback_template == DEFAULT_FEEDBACK_TEMPLATE:
+            feedback_template = CITATION_FEEDBACK_TEMPLATE
         self._template = feedback_template
         self._corrector = llm_corrector(corrector)
         super().__init__(callback_manager or getattr(query_engine, "callback_manager", None))
