@@ -34,6 +34,10 @@ def load(path: str | Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+#: Bumped when CrossEncoderJudge.support computes differently (2: length buckets, no padding
+#: across very different lengths; 3: one pair per run), so cached supports are recomputed.
+SUPPORT_VERSION = 3
+
 #: Window specs measured: (sentences per window, how many windows), see ``top_windows``.
 SPECS = ((3, 1), (1, 3))
 
@@ -43,7 +47,8 @@ def model_supports(records: list[dict], model_dir: Path, tag: str) -> list[list[
     (keys ``"3x1"``, ``"1x3"``)."""
     digest = hashlib.sha1((model_dir / "model.onnx").read_bytes()).hexdigest()[:12]
     names = "|".join(r["id"] for r in records)
-    key = hashlib.sha1(f"{digest}:{tag}:{names}:{SPECS}".encode()).hexdigest()[:16]
+    salt = SUPPORT_VERSION
+    key = hashlib.sha1(f"{digest}:{tag}:{names}:{SPECS}:{salt}".encode()).hexdigest()[:16]
     path = CACHE / f"support-{tag}-{key}.json"
     if path.exists():
         return json.loads(path.read_text())

@@ -87,3 +87,21 @@ def test_deterministic_across_runs_and_instances(checker) -> None:
     other = GroundednessChecker(CrossEncoderJudge(), cache_size=0).check([MAUNA_KEA], answer)
     assert first.score == again.score == other.score
     assert [s.score for s in first.sentences] == [s.score for s in other.sentences]
+
+
+def test_support_of_a_pair_does_not_depend_on_its_batch_mates() -> None:
+    """int8 activations are quantised per run: batched with a paragraph, a one-line window's
+    support moved from 0.36 to 0.26. By default each pair runs alone, so a sentence's support
+    does not depend on the rest of the answer; larger batches group pairs by length."""
+    paragraph = (MAUNA_KEA + " ") * 3, "Mauna Kea is 4,207 meters tall."
+    line = "Its peak is 4,207.3 m above sea level.", "Mauna Kea is 4,207 meters tall."
+    other = "The summit hosts observatories.", "Mauna Kea is in Hawaii."
+    pairs = [line, paragraph, line, other]
+    judge = CrossEncoderJudge(threads=1)
+    alone = [judge.support([p])[0] for p in pairs]
+    assert judge.support(pairs) == alone
+    assert alone[0] == alone[2] and alone[0] != pytest.approx(alone[1], abs=0.01)
+    # batched, in length buckets: the answers still come back in the pairs' order, close to alone
+    batched = CrossEncoderJudge(threads=1, batch_size=32).support(pairs)
+    assert batched == pytest.approx(alone, abs=0.1)
+    assert batched[0] == batched[2]
