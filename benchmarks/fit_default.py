@@ -48,6 +48,7 @@ from ground_integrations.judges._features import (
 from ground_integrations.judges.cross_encoder import (
     context_words,
     given_tokens,
+    model_digest,
     profile_of,
 )
 from ground_integrations.judges.heuristic import HeuristicJudge
@@ -496,6 +497,7 @@ def main() -> int:
         out = args.model / "stack.json"
         meta = {
             "version": "3",
+            "model": model_digest((args.model / "model.onnx").read_bytes()),
             "lexical_features": list(LEXICAL_FEATURES),
             "model_features": list(MODEL_FEATURES),
             "profiles": stack,

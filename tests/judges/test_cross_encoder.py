@@ -112,3 +112,23 @@ def test_missing_files_and_dependencies(model_dir, tmp_path, monkeypatch) -> Non
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(MissingDependencyError, match=r"ground-integrations\[model\]"):
         CrossEncoderJudge(model_dir).support([("a", "b")])
+
+
+def test_stack_names_its_model_in_the_version_and_refuses_another(model_dir, tmp_path) -> None:
+    from ground_integrations.judges.cross_encoder import model_digest
+
+    for name in ("model.onnx", "tokenizer.json"):
+        (tmp_path / name).write_bytes((model_dir / name).read_bytes())
+    stack = json.loads((model_dir / "stack.json").read_text())
+    digest = model_digest((model_dir / "model.onnx").read_bytes())
+    (tmp_path / "stack.json").write_text(json.dumps({**stack, "model": digest}))
+    judge = CrossEncoderJudge(tmp_path)
+    # a retrained model is another judge: results, caches and calibrations keep them apart
+    assert judge.version == f"2+stack.3+{digest[:8]}"
+    assert judge.version != CrossEncoderJudge(model_dir).version
+    assert judge.cache_key() != CrossEncoderJudge(model_dir).cache_key()
+    assert 0.0 <= judge.support([("a b", "c")])[0] <= 1.0
+    # the stackers were fitted for another model: a clear error, not silent nonsense
+    (tmp_path / "stack.json").write_text(json.dumps({**stack, "model": "0" * 12}))
+    with pytest.raises(ConfigurationError, match=r"fitted for model 0{12}.*refit"):
+        CrossEncoderJudge(tmp_path).support([("a b", "c")])

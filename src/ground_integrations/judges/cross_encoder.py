@@ -20,6 +20,7 @@ directory holds ``model.onnx``, ``tokenizer.json`` and ``stack.json``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -127,6 +128,11 @@ def profile_of(request: GroundednessRequest, sentences: int | None = None) -> st
     if sentences <= BRIEF_SENTENCES:
         return "Summarization:brief"
     return "Summarization"
+
+
+def model_digest(model: bytes) -> str:
+    """How ``stack.json`` names the model it was fitted with: sha256 of model.onnx, 12 hex."""
+    return hashlib.sha256(model).hexdigest()[:12]
 
 
 def length_buckets(lengths: Sequence[int], batch_size: int, waste: float = 0.15) -> list[list[int]]:
@@ -246,6 +252,7 @@ class CrossEncoderJudge(Judge):
                 )
         self.profiles: dict[str, Profile] | None = None
         self._stack_version = "none"
+        self._model_digest: str | None = None
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
             self._read_stack(stack)
@@ -276,9 +283,15 @@ class CrossEncoderJudge(Judge):
             ) from exc
         self.default_thresholds = Thresholds(**meta["thresholds"])
         self._stack_version = STACK_VERSION
+        # the model the stackers were fitted with (sha256 of model.onnx, 12 hex digits):
+        # part of the version, so results, caches and calibrated thresholds of one model are
+        # never taken for another's; checked when the model loads
+        self._model_digest = meta.get("model")
 
     @property
     def version(self) -> str:  # type: ignore[override]
+        if self._model_digest:
+            return f"2+stack.{self._stack_version}+{self._model_digest[:8]}"
         return f"2+stack.{self._stack_version}"
 
     def __repr__(self) -> str:
@@ -309,8 +322,15 @@ class CrossEncoderJudge(Judge):
                 options = ort.SessionOptions()
                 if self.threads:
                     options.intra_op_num_threads = self.threads
+                model = (self.model_path / "model.onnx").read_bytes()
+                if self._model_digest and not model_digest(model).startswith(self._model_digest):
+                    raise ConfigurationError(
+                        f"{self.model_path / 'stack.json'} was fitted for model "
+                        f"{self._model_digest}, but model.onnx is {model_digest(model)}: refit "
+                        "it with benchmarks/fit_default.py --write (or restore the model)"
+                    )
                 self._session = ort.InferenceSession(
-                    str(self.model_path / "model.onnx"), options, providers=["CPUExecutionProvider"]
+                    model, options, providers=["CPUExecutionProvider"]
                 )
                 tokenizer = Tokenizer.from_file(str(self.model_path / "tokenizer.json"))
                 tokenizer.enable_truncation(self.max_length, strategy="longest_first")
