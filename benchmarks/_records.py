@@ -42,17 +42,41 @@ SUPPORT_VERSION = 3
 SPECS = ((3, 1), (1, 3))
 
 
-def model_supports(records: list[dict], model_dir: Path, tag: str) -> list[list[dict]]:
+def padded_support(judge: CrossEncoderJudge, pairs: list[tuple[str, str]]) -> list[float]:
+    """Supports as releases up to 0.4 computed them at run time: one padded batch (the int8
+    activations quantised over the whole batch, padding included). For measuring that
+    behaviour only (``fit_default.py --legacy-batching``)."""
+    import numpy as np
+
+    session, tokenizer = judge._load()
+    tokenizer.enable_padding()
+    try:
+        encodings = tokenizer.encode_batch(pairs)
+    finally:
+        tokenizer.no_padding()
+    feed = {
+        "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+        "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+        "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+    }
+    logits = session.run(None, feed)[0].reshape(-1)
+    return [float(1.0 / (1.0 + np.exp(-x))) for x in logits]
+
+
+def model_supports(
+    records: list[dict], model_dir: Path, tag: str, legacy: bool = False
+) -> list[list[dict]]:
     """For each record, for each checked sentence, the model's best support per window spec
-    (keys ``"3x1"``, ``"1x3"``)."""
+    (keys ``"3x1"``, ``"1x3"``). ``legacy``: each sentence's windows in one padded batch, as
+    the judge ran them until one pair per run became the default (see :func:`padded_support`)."""
     digest = hashlib.sha1((model_dir / "model.onnx").read_bytes()).hexdigest()[:12]
     names = "|".join(r["id"] for r in records)
-    salt = SUPPORT_VERSION
+    salt = f"legacy-{SUPPORT_VERSION}" if legacy else SUPPORT_VERSION
     key = hashlib.sha1(f"{digest}:{tag}:{names}:{SPECS}:{salt}".encode()).hexdigest()[:16]
     path = CACHE / f"support-{tag}-{key}.json"
     if path.exists():
         return json.loads(path.read_text())
-    judge = CrossEncoderJudge(model_dir, threads=1)
+    judge = CrossEncoderJudge(model_dir, threads=1, batching="pair")
     checker = GroundednessChecker(judge)
     out: list[list[dict]] = []
     for r in records:
@@ -66,7 +90,15 @@ def model_supports(records: list[dict], model_dir: Path, tag: str) -> list[list[
                 for window in top_windows(index, span.text, count, width) or [""]:
                     pairs.append((window, span.text))
                     owners.append((i, f"{width}x{count}"))
-        probs = judge.support(pairs) if pairs else []
+        if not pairs:
+            probs: list[float] = []
+        elif legacy:
+            probs = []
+            for i in range(len(checked)):
+                mine = [p for p, (j, _) in zip(pairs, owners) if j == i]
+                probs += padded_support(judge, mine)
+        else:
+            probs = judge.support(pairs)
         best: list[dict] = [{} for _ in checked]
         for (i, spec), p in zip(owners, probs):
             best[i][spec] = max(best[i].get(spec, 0.0), p)

@@ -183,6 +183,12 @@ def main() -> int:
     ap.add_argument("--only-fold", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--verbose", action="store_true", help="print every band tried")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument(
+        "--legacy-batching",
+        action="store_true",
+        help="score each sentence's windows in one padded batch, as the judge did until one "
+        "pair per run became the default (to measure that behaviour)",
+    )
     args = ap.parse_args()
     from rag_data import fold_of
 
@@ -192,7 +198,8 @@ def main() -> int:
     records = dev + rag
     start = time.perf_counter()
     rows = features(records)
-    support = model_supports(dev, args.model, "dev")
+    legacy = args.legacy_batching
+    support = model_supports(dev, args.model, "dev", legacy)
     if args.fold_models:
         # each rag_dev record is scored by the model that did not train on its fold
         by_id: dict[str, list] = {}
@@ -200,10 +207,12 @@ def main() -> int:
             part = [r for r in rag if fold_of(r, 2) == k]
             if not part:
                 continue
-            by_id.update(zip((r["id"] for r in part), model_supports(part, m, f"rag-fold{k}")))
+            by_id.update(
+                zip((r["id"] for r in part), model_supports(part, m, f"rag-fold{k}", legacy))
+            )
         support += [by_id[r["id"]] for r in rag]
     else:
-        support += model_supports(rag, args.model, "rag")
+        support += model_supports(rag, args.model, "rag", legacy)
     print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")
     y = np.array([int(r["label"] == "notGrounded") for r in records])
     group = np.array([group_of(r) for r in records])
@@ -498,6 +507,8 @@ def main() -> int:
         meta = {
             "version": "3",
             "model": model_digest((args.model / "model.onnx").read_bytes()),
+            # how the judge must run the model to reproduce the supports fitted on
+            "batching": "padded" if args.legacy_batching else "pair",
             "lexical_features": list(LEXICAL_FEATURES),
             "model_features": list(MODEL_FEATURES),
             "profiles": stack,

@@ -6,11 +6,12 @@ runtime; the core install has both.
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
 
-from ground_integrations import GroundednessChecker, Verdict
+from ground_integrations import ConfigurationError, GroundednessChecker, Verdict
 from ground_integrations.judges import CrossEncoderJudge, default_judge
 from ground_integrations.judges.cross_encoder import bundled_model
 
@@ -89,19 +90,34 @@ def test_deterministic_across_runs_and_instances(checker) -> None:
     assert [s.score for s in first.sentences] == [s.score for s in other.sentences]
 
 
-def test_support_of_a_pair_does_not_depend_on_its_batch_mates() -> None:
-    """int8 activations are quantised per run: batched with a paragraph, a one-line window's
-    support moved from 0.36 to 0.26. By default each pair runs alone, so a sentence's support
-    does not depend on the rest of the answer; larger batches group pairs by length."""
+def test_pairs_run_as_the_stack_was_fitted(tmp_path) -> None:
+    """int8 activations are quantised per run, so a pair's support depends on what it is
+    batched with. The bundled stackers were fitted on padded batches, and the judge runs them
+    so; a stack fitted on single pairs (``"batching": "pair"``) gets single pairs, each
+    support its own whatever the rest of the answer."""
     paragraph = (MAUNA_KEA + " ") * 3, "Mauna Kea is 4,207 meters tall."
     line = "Its peak is 4,207.3 m above sea level.", "Mauna Kea is 4,207 meters tall."
     other = "The summit hosts observatories.", "Mauna Kea is in Hawaii."
     pairs = [line, paragraph, line, other]
-    judge = CrossEncoderJudge(threads=1)
-    alone = [judge.support([p])[0] for p in pairs]
-    assert judge.support(pairs) == alone
-    assert alone[0] == alone[2] and alone[0] != pytest.approx(alone[1], abs=0.01)
-    # batched, in length buckets: the answers still come back in the pairs' order, close to alone
-    batched = CrossEncoderJudge(threads=1, batch_size=32).support(pairs)
-    assert batched == pytest.approx(alone, abs=0.1)
-    assert batched[0] == batched[2]
+
+    bundled = CrossEncoderJudge(threads=1)
+    assert bundled.batching == "padded" and bundled.batch_size == 32
+    alone = [bundled.support([p])[0] for p in pairs]
+    padded = bundled.support(pairs)
+    assert padded[0] == padded[2]  # answers come back in the pairs' order
+    assert padded[0] != pytest.approx(alone[0], abs=0.03)  # the line moved by its batch mates
+
+    model = bundled_model()
+    for name in ("model.onnx", "tokenizer.json", "stack.json"):
+        (tmp_path / name).write_bytes((model / name).read_bytes())
+    stack = json.loads((model / "stack.json").read_text())
+    (tmp_path / "stack.json").write_text(json.dumps({**stack, "batching": "pair"}))
+    single = CrossEncoderJudge(tmp_path, threads=1)
+    assert single.batching == "pair" and single.batch_size == 1
+    assert single.support(pairs) == alone
+    assert single.cache_key() != bundled.cache_key()
+    # several pairs per run, grouped by length: still in order, close to alone
+    bucketed = CrossEncoderJudge(tmp_path, threads=1, batch_size=32).support(pairs)
+    assert bucketed[0] == bucketed[2] and bucketed == pytest.approx(alone, abs=0.1)
+    with pytest.raises(ConfigurationError, match="batching must be"):
+        CrossEncoderJudge(tmp_path, batching="sorted")

@@ -214,10 +214,15 @@ class CrossEncoderJudge(Judge):
         model_path: directory with ``model.onnx``, ``tokenizer.json`` and ``stack.json``;
             the model bundled with the package by default.
         max_length: tokens per (window, sentence) pair.
-        batch_size: pairs per ONNX run. 1 (the default) makes each pair's support its own:
-            the int8 model quantises activations per run, so a pair batched with others can
-            score a few points differently. Larger batches (grouped by token length) are
-            faster for bulk scoring on several threads.
+        batching: how the model's pairs are run; the stackers were fitted on supports
+            computed one way, so ``stack.json`` says which (``None``: its ``"batching"``,
+            ``"padded"`` when it says nothing). ``"pair"``: each (window, sentence) pair alone,
+            so its support does not depend on the rest of the answer (the int8 model quantises
+            activations per run) and no pair pays for another's padding. ``"padded"``: the
+            pairs of a check in batches padded to their longest, as the bundled stackers were
+            fitted.
+        batch_size: pairs per ONNX run (default 32 for ``"padded"``, 1 for ``"pair"``; above
+            1, ``"pair"`` runs buckets of similar token length).
         threads: onnxruntime intra-op threads (None: its default).
         always_run_model: run the model on every check (not only uncertain ones), on as many
             sentences as the profile says; slower, for audits that can afford it.
@@ -232,7 +237,8 @@ class CrossEncoderJudge(Judge):
         model_path: str | Path | None = None,
         *,
         max_length: int = 128,
-        batch_size: int = 1,
+        batching: str | None = None,
+        batch_size: int | None = None,
         threads: int | None = None,
         always_run_model: bool = False,
         index_cache_size: int = 32,
@@ -253,11 +259,17 @@ class CrossEncoderJudge(Judge):
         self.profiles: dict[str, Profile] | None = None
         self._stack_version = "none"
         self._model_digest: str | None = None
+        self._stack_batching = "padded"
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
             self._read_stack(stack)
         self.max_length = max_length
-        self.batch_size = batch_size
+        if batching is None:
+            batching = self._stack_batching
+        if batching not in ("pair", "padded"):
+            raise ConfigurationError(f"batching must be 'pair' or 'padded', not {batching!r}")
+        self.batching = batching
+        self.batch_size = batch_size or (1 if batching == "pair" else 32)
         self.threads = threads
         self.always_run_model = always_run_model
         self.heuristic = HeuristicJudge(index_cache_size=index_cache_size)
@@ -287,6 +299,7 @@ class CrossEncoderJudge(Judge):
         # part of the version, so results, caches and calibrated thresholds of one model are
         # never taken for another's; checked when the model loads
         self._model_digest = meta.get("model")
+        self._stack_batching = str(meta.get("batching", "padded"))
 
     @property
     def version(self) -> str:  # type: ignore[override]
@@ -300,11 +313,15 @@ class CrossEncoderJudge(Judge):
     def cache_key(self) -> str:
         return (
             f"{self.name}:{self.version}:{self.model_path}:{self.max_length}:"
-            f"{self.always_run_model}"
+            f"{self.always_run_model}:{self.batching}"
         )
 
     def config(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"max_length": self.max_length, "batch_size": self.batch_size}
+        out: dict[str, Any] = {
+            "max_length": self.max_length,
+            "batching": self.batching,
+            "batch_size": self.batch_size,
+        }
         if self.model_path != BUNDLED_MODEL:
             out["model_path"] = str(self.model_path)
         if self.always_run_model:
@@ -341,16 +358,24 @@ class CrossEncoderJudge(Judge):
     def support(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(supported) for each (premise, claim) pair.
 
-        With ``batch_size`` > 1, pairs run in buckets of similar token length (see
-        :func:`length_buckets`): on a CPU the cost is the padded token count, and one check
-        mixes 3-sentence windows with single sentences, which padded together cost about
-        three times as much."""
+        ``batching="padded"``: consecutive batches of ``batch_size``, padded to their longest.
+        ``"pair"``: one pair per run, or with ``batch_size`` > 1 buckets of similar token length
+        (see :func:`length_buckets`): on a CPU the cost is the padded token count, and one
+        check mixes 3-sentence windows with single sentences, which padded together cost
+        about three times as much."""
         import numpy as np
 
         session, tokenizer = self._load()
         encodings = tokenizer.encode_batch(list(pairs))
         out = [0.0] * len(pairs)
-        for bucket in length_buckets([len(e.ids) for e in encodings], self.batch_size):
+        if self.batching == "pair":
+            buckets = length_buckets([len(e.ids) for e in encodings], self.batch_size)
+        else:
+            step = self.batch_size
+            buckets = [
+                list(range(i, min(i + step, len(pairs)))) for i in range(0, len(pairs), step)
+            ]
+        for bucket in buckets:
             width = max(len(encodings[i].ids) for i in bucket)
             feed = {
                 name: np.zeros((len(bucket), width), dtype=np.int64)
