@@ -184,6 +184,16 @@ def main() -> int:
     ap.add_argument("--verbose", action="store_true", help="print every band tried")
     ap.add_argument("--write", action="store_true")
     ap.add_argument(
+        "--fold-seed",
+        type=int,
+        default=None,
+        help="deal contexts to the 5 folds at random with this seed (default: GroupKFold's "
+        "own deterministic split); benchmarks/repeated_cv.py runs several",
+    )
+    ap.add_argument(
+        "--summary-json", type=Path, default=None, help="also write the per-group figures here"
+    )
+    ap.add_argument(
         "--legacy-batching",
         action="store_true",
         help="score each sentence's windows in one padded batch, as the judge did until one "
@@ -311,11 +321,17 @@ def main() -> int:
         cut = clean_shift(m, mu, sd, cut) if args.clean_grounded else cut
         return m, mu, sd, cut
 
+    def folds() -> GroupKFold:
+        """5 folds grouped by context; ``--fold-seed`` deals the contexts to folds at random."""
+        if args.fold_seed is None:
+            return GroupKFold(n_splits=5)
+        return GroupKFold(n_splits=5, shuffle=True, random_state=args.fold_seed)
+
     def oof(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Out-of-fold P(notGrounded) for the records ``idx``, grouped by context, each fold's
         cut (chosen on its training records) moved to 0.5."""
         p = np.zeros(len(y))
-        for tr, te in GroupKFold(n_splits=5).split(idx, groups=ctx[idx]):
+        for tr, te in folds().split(idx, groups=ctx[idx]):
             m, mu, sd, cut = fit_on(X, idx[tr])
             p[idx[te]] = shift(m.predict_proba((X[idx[te]] - mu) / sd)[:, 1], cut)
         return p
@@ -341,7 +357,7 @@ def main() -> int:
         is grounded, else every sentence below the cut, at least the weakest)."""
         X_lex, X_full = L, np.hstack([L, model_part(k, ws)])
         counts: dict[str, list[int]] = {}
-        for tr, te in GroupKFold(n_splits=5).split(idx, groups=ctx[idx]):
+        for tr, te in folds().split(idx, groups=ctx[idx]):
             models = [fit_on(X, idx[tr]) for X in (X_lex, X_full)]
 
             def prob(vec: list[float], which: int, models: list = models) -> float:
@@ -493,15 +509,25 @@ def main() -> int:
     print(
         f"{'':34s} {'':5s} {'(CV)':>8s} {'cut 0.43':>9s} {'best cut':>9s} {'':>7s} {'':>8s} {'runs':>6s}"
     )
+    summary: dict[str, dict] = {}
     for g in sorted(set(group)):
         sel = group == g
         ba = balanced_accuracy(y[sel], final_pred[sel])
         fixed, best = baseline(sel)
+        summary[g] = {
+            "n": int(sel.sum()),
+            "balanced_accuracy": ba,
+            "baseline_best_cut": best,
+            "span_f1": spans_f1.get(g),
+            "model_runs": float(runs[sel].mean()),
+        }
         f1 = f"{spans_f1[g]:8.3f}" if g in spans_f1 else f"{'-':>8s}"
         print(
             f"{g:34s} {sel.sum():5d} {ba:8.3f} {fixed:9.3f} {best:9.3f} {ba - best:+7.3f} "
             f"{f1} {runs[sel].mean():6.2f}"
         )
+    if args.summary_json:
+        args.summary_json.write_text(json.dumps(summary, indent=1) + "\n")
     if args.write:
         out = args.model / "stack.json"
         meta = {

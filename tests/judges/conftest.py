@@ -42,7 +42,7 @@ def build_model(
         num_attention_heads=2,
         intermediate_size=32,
         max_position_embeddings=128,
-        num_labels=3,
+        num_labels=len(labels),
         id2label=labels,
         label2id={v: k for k, v in labels.items()},
     )

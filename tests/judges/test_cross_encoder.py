@@ -132,3 +132,28 @@ def test_stack_names_its_model_in_the_version_and_refuses_another(model_dir, tmp
     (tmp_path / "stack.json").write_text(json.dumps({**stack, "model": "0" * 12}))
     with pytest.raises(ConfigurationError, match=r"fitted for model 0{12}.*refit"):
         CrossEncoderJudge(tmp_path).support([("a b", "c")])
+
+
+def test_a_model_with_several_outputs_per_pair_is_refused(tmp_path) -> None:
+    """A three-way NLI export is not a cross-encoder: one logit per pair or a clear error."""
+    src = build_model(tmp_path / "hf")  # three labels
+    model = transformers.BertForSequenceClassification.from_pretrained(src)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(src)
+    out = tmp_path / "onnx"
+    out.mkdir()
+    sample = tokenizer(["a b"], ["c"], return_tensors="pt")
+    torch.onnx.export(
+        model,
+        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
+        str(out / "model.onnx"),
+        input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"],
+        dynamic_axes={
+            k: {0: "b", 1: "s"} for k in ("input_ids", "attention_mask", "token_type_ids")
+        },
+        opset_version=17,
+        dynamo=False,
+    )
+    tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
+    with pytest.raises(ConfigurationError, match=r"3 outputs per pair.*one logit"):
+        CrossEncoderJudge(out).support([("a b", "c"), ("c", "a")])

@@ -387,8 +387,14 @@ class CrossEncoderJudge(Judge):
                 feed["input_ids"][row, :n] = e.ids
                 feed["attention_mask"][row, :n] = e.attention_mask
                 feed["token_type_ids"][row, :n] = e.type_ids
-            logits = session.run(None, feed)[0].reshape(-1)
-            for i, x in zip(bucket, logits):
+            logits = session.run(None, feed)[0]
+            if logits.size != len(bucket):
+                raise ConfigurationError(
+                    f"{self.model_path / 'model.onnx'} gives {logits.size // len(bucket)} "
+                    "outputs per pair; the cross-encoder needs one logit (P(supported)): "
+                    "export a single-label classifier (training/export_onnx.py)"
+                )
+            for i, x in zip(bucket, logits.reshape(-1)):
                 out[i] = float(1.0 / (1.0 + np.exp(-x)))
         return out
 
