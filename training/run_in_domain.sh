@@ -10,6 +10,7 @@ DATA=${DATA:-../shared/data/rag_dev.jsonl}
 STAGE1=${STAGE1:-077cebe}   # the commit that shipped the stage-1 model
 RUNS=${RUNS:-"0 1 -1"}
 EPOCHS=${EPOCHS:-1}     # the shipped recipe; EPOCHS=2 writes runs named rag-fold<k>-e2
+LAYERS=${LAYERS:-}      # e.g. 3: a faster model with 3 of the 6 layers; runs named ...-L3
 mkdir -p training/runs/recovered
 if [ ! -f training/runs/recovered/checkpoint.pt ]; then
     git show "$STAGE1:src/ground_integrations/_model/model.onnx" > training/runs/recovered/stage1.onnx
@@ -21,7 +22,9 @@ COMMON=(--init training/runs/recovered/checkpoint.pt --in-domain "$DATA" --folds
 for fold in $RUNS; do
     run=rag-fold$fold; [ "$fold" = -1 ] && run=rag-all
     [ "$EPOCHS" != 1 ] && run=$run-e$EPOCHS
+    extra=()
+    if [ -n "$LAYERS" ]; then run=$run-L$LAYERS; extra=(--layers "$LAYERS"); fi
     mkdir -p training/runs/$run
-    $PY training/train_cross_encoder.py --run $run --fold $fold "${COMMON[@]}" 2>&1 \
+    $PY training/train_cross_encoder.py --run $run --fold $fold "${COMMON[@]}" "${extra[@]}" 2>&1 \
         | grep --line-buffered -v Warning | tee -a training/runs/$run/log.txt
 done
