@@ -31,14 +31,12 @@ from ..conftest import BANK, MAUNA_KEA  # noqa: E402
 from .conftest import build_model  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory) -> Path:
-    src = build_model(tmp_path_factory.mktemp("ce") / "hf", labels={0: "LABEL_0"})
+def export_onnx(src: Path, out: Path) -> Path:
+    """The saved classifier at ``src`` as model.onnx and tokenizer.json in ``out``."""
     model = transformers.BertForSequenceClassification.from_pretrained(src)
     model.eval()
     tokenizer = transformers.AutoTokenizer.from_pretrained(src)
-    out = tmp_path_factory.mktemp("ce") / "onnx"
-    out.mkdir(exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     sample = tokenizer(["a b"], ["c"], return_tensors="pt")
     torch.onnx.export(
         model,
@@ -53,6 +51,13 @@ def model_dir(tmp_path_factory) -> Path:
         dynamo=False,
     )
     tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    src = build_model(tmp_path_factory.mktemp("ce") / "hf", labels={0: "LABEL_0"})
+    out = export_onnx(src, tmp_path_factory.mktemp("ce") / "onnx")
     # the lexical stage is always unsure (band 0-1), and the model stage leans on the model:
     # unsupported -> notGrounded
     lexical = {
@@ -137,23 +142,6 @@ def test_stack_names_its_model_in_the_version_and_refuses_another(model_dir, tmp
 def test_a_model_with_several_outputs_per_pair_is_refused(tmp_path) -> None:
     """A three-way NLI export is not a cross-encoder: one logit per pair or a clear error."""
     src = build_model(tmp_path / "hf")  # three labels
-    model = transformers.BertForSequenceClassification.from_pretrained(src)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(src)
-    out = tmp_path / "onnx"
-    out.mkdir()
-    sample = tokenizer(["a b"], ["c"], return_tensors="pt")
-    torch.onnx.export(
-        model,
-        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
-        str(out / "model.onnx"),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["logits"],
-        dynamic_axes={
-            k: {0: "b", 1: "s"} for k in ("input_ids", "attention_mask", "token_type_ids")
-        },
-        opset_version=17,
-        dynamo=False,
-    )
-    tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
+    out = export_onnx(src, tmp_path / "onnx")
     with pytest.raises(ConfigurationError, match=r"3 outputs per pair.*one logit"):
         CrossEncoderJudge(out).support([("a b", "c"), ("c", "a")])
