@@ -180,6 +180,14 @@ def main() -> int:
         default=True,
         help="a clean answer (nothing missing, no check tripped) is always grounded",
     )
+    ap.add_argument(
+        "--features",
+        action="append",
+        default=[],
+        metavar="PROFILE=NAME,NAME",
+        help="fit this profile's stackers on these lexical features only (the others get "
+        "coefficient 0; the model features are always used)",
+    )
     ap.add_argument("--only-fold", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--verbose", action="store_true", help="print every band tried")
     ap.add_argument("--write", action="store_true")
@@ -228,6 +236,19 @@ def main() -> int:
     group = np.array([group_of(r) for r in records])
     ctx = np.array([context_key(r) for r in records])
     profile = np.array([row["profile"] for row in rows])
+    # --features: a profile's unused lexical features are set to 0 on its records (a constant
+    # feature gets coefficient 0, and fit() writes it as mean 0, scale 1)
+    for spec in args.features:
+        prof_name, _, names = spec.partition("=")
+        keep = set(names.split(","))
+        if unknown := keep - set(LEXICAL_FEATURES):
+            ap.error(f"--features {spec}: unknown features {sorted(unknown)}")
+        drop = [j for j, n in enumerate(LEXICAL_FEATURES) if n not in keep]
+        for row in rows:
+            if row["profile"] == prof_name:
+                for vec in [row["lexical"], *(s[0] for s in row["sentences"])]:
+                    for j in drop:
+                        vec[j] = 0.0
     L = np.array([row["lexical"] for row in rows])
     hard = np.array([row["hard"] for row in rows])
     opposite = np.array([row["opposites"] for row in rows])
@@ -347,8 +368,11 @@ def main() -> int:
     def fit(X: np.ndarray, idx: np.ndarray, names: tuple[str, ...]) -> Stacker:
         m, mu, sd, cut = fit_on(X, idx)
         bias = float(m.intercept_[0]) - float(np.log(cut / (1 - cut)))
+        coef = m.coef_[0].copy()
+        constant = X[idx].std(0) < 1e-12  # unused here (--features): no say in the score
+        coef[constant], mu, sd = 0.0, np.where(constant, 0.0, mu), np.where(constant, 1.0, sd)
         return Stacker(
-            names, bias, tuple(map(float, m.coef_[0])), tuple(map(float, mu)), tuple(map(float, sd))
+            names, bias, tuple(map(float, coef)), tuple(map(float, mu)), tuple(map(float, sd))
         )
 
     def span_f1(idx: np.ndarray, k: int, ws: tuple[str, ...], lo: float, hi: float) -> dict:

@@ -11,6 +11,10 @@ STAGE1=${STAGE1:-077cebe}   # the commit that shipped the stage-1 model
 RUNS=${RUNS:-"0 1 -1"}
 EPOCHS=${EPOCHS:-1}     # the shipped recipe; EPOCHS=2 writes runs named rag-fold<k>-e2
 LAYERS=${LAYERS:-}      # e.g. 3: a faster model with 3 of the 6 layers; runs named ...-L3
+REPLAY=${REPLAY:-1.0}   # general pairs replayed per in-domain pair
+# DISTIL=e2: distil from (and start from) the 6-layer run rag-fold<k>-e2 of the same fold,
+# the target mixing each label with the teacher's probability; runs named ...-kd
+DISTIL=${DISTIL:-}
 mkdir -p training/runs/recovered
 if [ ! -f training/runs/recovered/checkpoint.pt ]; then
     git show "$STAGE1:src/ground_integrations/_model/model.onnx" > training/runs/recovered/stage1.onnx
@@ -18,12 +22,19 @@ if [ ! -f training/runs/recovered/checkpoint.pt ]; then
         --onnx training/runs/recovered/stage1.onnx --out training/runs/recovered/checkpoint.pt
 fi
 COMMON=(--init training/runs/recovered/checkpoint.pt --in-domain "$DATA" --folds 2
-        --epochs "$EPOCHS" --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600)
+        --epochs "$EPOCHS" --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600
+        --replay "$REPLAY")
 for fold in $RUNS; do
     run=rag-fold$fold; [ "$fold" = -1 ] && run=rag-all
     [ "$EPOCHS" != 1 ] && run=$run-e$EPOCHS
     extra=()
     if [ -n "$LAYERS" ]; then run=$run-L$LAYERS; extra=(--layers "$LAYERS"); fi
+    if [ -n "$DISTIL" ]; then
+        teacher=training/runs/rag-fold$fold-$DISTIL/checkpoint.pt
+        [ "$fold" = -1 ] && teacher=training/runs/rag-all-$DISTIL/checkpoint.pt
+        [ "$REPLAY" != 1.0 ] && run=$run-r$REPLAY
+        run=$run-kd; extra+=(--teacher "$teacher" --init "$teacher")
+    fi
     mkdir -p training/runs/$run
     $PY training/train_cross_encoder.py --run $run --fold $fold "${COMMON[@]}" "${extra[@]}" 2>&1 \
         | grep --line-buffered -v Warning | tee -a training/runs/$run/log.txt

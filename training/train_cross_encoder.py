@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import math
 import random
@@ -25,6 +26,7 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -224,6 +226,50 @@ def map_layers(weights: dict, kept: list[int]) -> dict:
     return out
 
 
+def teacher_probabilities(
+    args: argparse.Namespace, base: Path, tokenizer: Any, examples: list, run: Path
+) -> torch.Tensor:
+    """The teacher's P(supported) for every training pair, computed once and kept in the run
+    directory (keyed by the teacher, the pairs and the length), so a resumed run reuses it."""
+    key = hashlib.sha1(
+        f"{args.teacher.resolve()}:{args.max_length}:{len(examples)}:".encode()
+        + "\n".join(f"{p}\t{c}" for p, c, _ in examples).encode()
+    ).hexdigest()[:16]
+    cache = run / f"teacher-{key}.pt"
+    if cache.exists():
+        return torch.load(cache)
+    teacher = BertForSequenceClassification.from_pretrained(
+        base, num_labels=1, local_files_only=True
+    )
+    teacher.load_state_dict(torch.load(args.teacher, weights_only=False)["model"])
+    teacher.eval()
+    out: list[float] = []
+    started = time.monotonic()
+    with torch.inference_mode():
+        for i in range(0, len(examples), 64):
+            batch = examples[i : i + 64]
+            enc = tokenizer(
+                [p for p, _, _ in batch],
+                [c for _, c, _ in batch],
+                truncation="longest_first",
+                max_length=args.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
+            out.extend(torch.sigmoid(teacher(**enc).logits.squeeze(-1)).tolist())
+            if (i // 64) % 50 == 0:
+                print(f"teacher: {i + len(batch)} of {len(examples)} pairs", flush=True)
+    probs = torch.tensor(out)
+    torch.save(probs, cache)
+    agree = sum((q > 0.5) == bool(y) for q, (_, _, y) in zip(out, examples)) / len(examples)
+    print(
+        f"teacher scored {len(examples)} pairs in {time.monotonic() - started:.0f} s "
+        f"(agrees with the labels on {agree:.1%})",
+        flush=True,
+    )
+    return probs
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", default="minilm-claims")
@@ -282,6 +328,19 @@ def main() -> int:
         help="keep this many transformer layers, evenly spaced (3 of 6: layers 0, 2, 4), for a "
         "faster model; --init weights are mapped onto them",
     )
+    ap.add_argument(
+        "--teacher",
+        type=Path,
+        default=None,
+        help="distil from this model (a checkpoint.pt of the full 6-layer model): the target of "
+        "each training pair mixes its label with the teacher's probability (--soft)",
+    )
+    ap.add_argument(
+        "--soft",
+        type=float,
+        default=0.7,
+        help="with --teacher: weight of the teacher's probability in each target (0 = labels only)",
+    )
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -298,6 +357,9 @@ def main() -> int:
     if args.epochs is not None:
         args.steps = args.total_steps = math.ceil(args.epochs * len(examples) / args.batch)
         print(f"{args.epochs} epochs = {args.steps} steps", flush=True)
+    teacher_p = None
+    if args.teacher is not None:
+        teacher_p = teacher_probabilities(args, base, tokenizer, examples, run)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
@@ -348,6 +410,9 @@ def main() -> int:
         batch = examples[start : start + args.batch]
         enc = encode(batch)
         labels = torch.tensor([float(y) for _, _, y in batch])
+        if teacher_p is not None:
+            soft = teacher_p[start : start + len(batch)]
+            labels = (1 - args.soft) * labels + args.soft * soft
         loss = loss_fn(model(**enc).logits.squeeze(-1), labels)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

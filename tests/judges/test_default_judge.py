@@ -63,7 +63,7 @@ def test_bundled_model_is_the_default_when_its_runtime_imports(bundle, monkeypat
     assert judge.profiles is not None
     assert judge.profiles["Summarization"].windows == ((4, 2), (1, 3))
     assert judge.profiles["QnA"].band == (0.3, 0.7) and judge.profiles["QnA"].sentences == 2
-    assert checker.thresholds.grounded == 0.55 and judge.version == "2+stack.3"
+    assert checker.thresholds.grounded == 0.55 and judge.version.startswith("2+stack.3+")
     # the bundled path is implied, so a saved config stays portable across installs
     assert "model_path" not in judge.config()
     assert isinstance(load_judge("cross-encoder", **judge.config()), CrossEncoderJudge)

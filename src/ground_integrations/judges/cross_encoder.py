@@ -259,6 +259,7 @@ class CrossEncoderJudge(Judge):
         self.profiles: dict[str, Profile] | None = None
         self._stack_version = "none"
         self._model_digest: str | None = None
+        self._fit_digest: str | None = None
         self._stack_batching = "padded"
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
@@ -278,7 +279,8 @@ class CrossEncoderJudge(Judge):
         self._lock = threading.Lock()
 
     def _read_stack(self, stack: Path) -> None:
-        meta = json.loads(stack.read_text(encoding="utf-8"))
+        raw = stack.read_bytes()
+        meta = json.loads(raw.decode("utf-8"))
         if str(meta.get("version")) != STACK_VERSION:
             raise ConfigurationError(
                 f"{stack} has format version {meta.get('version')!r}; this release reads "
@@ -295,16 +297,19 @@ class CrossEncoderJudge(Judge):
             ) from exc
         self.default_thresholds = Thresholds(**meta["thresholds"])
         self._stack_version = STACK_VERSION
+        # the fit (every fitted number, and the model's digest when the stack names it) is part
+        # of the version, so results, caches and calibrated thresholds of one fit are never
+        # taken for another's
+        self._fit_digest = hashlib.sha256(raw).hexdigest()[:8]
         # the model the stackers were fitted with (sha256 of model.onnx, 12 hex digits):
-        # part of the version, so results, caches and calibrated thresholds of one model are
-        # never taken for another's; checked when the model loads
+        # checked when the model loads
         self._model_digest = meta.get("model")
         self._stack_batching = str(meta.get("batching", "padded"))
 
     @property
     def version(self) -> str:  # type: ignore[override]
-        if self._model_digest:
-            return f"2+stack.{self._stack_version}+{self._model_digest[:8]}"
+        if self._fit_digest:
+            return f"2+stack.{self._stack_version}+{self._fit_digest}"
         return f"2+stack.{self._stack_version}"
 
     def __repr__(self) -> str:
