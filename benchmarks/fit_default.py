@@ -240,6 +240,8 @@ def main() -> int:
     # feature gets coefficient 0, and fit() writes it as mean 0, scale 1)
     for spec in args.features:
         prof_name, _, names = spec.partition("=")
+        if prof_name not in {row["profile"] for row in rows}:
+            ap.error(f"--features {spec}: no record has the profile {prof_name!r}")
         keep = set(names.split(","))
         if unknown := keep - set(LEXICAL_FEATURES):
             ap.error(f"--features {spec}: unknown features {sorted(unknown)}")
