@@ -226,6 +226,18 @@ def map_layers(weights: dict, kept: list[int]) -> dict:
     return out
 
 
+def encode_pairs(tokenizer: Any, batch: list[tuple[str, str, int]], max_length: int) -> Any:
+    """A padded batch of (premise, claim) pairs, truncated longest-first to ``max_length``."""
+    return tokenizer(
+        [p for p, _, _ in batch],
+        [c for _, c, _ in batch],
+        truncation="longest_first",
+        max_length=max_length,
+        padding=True,
+        return_tensors="pt",
+    )
+
+
 def teacher_probabilities(
     args: argparse.Namespace, base: Path, tokenizer: Any, examples: list, run: Path
 ) -> torch.Tensor:
@@ -248,14 +260,7 @@ def teacher_probabilities(
     with torch.inference_mode():
         for i in range(0, len(examples), 64):
             batch = examples[i : i + 64]
-            enc = tokenizer(
-                [p for p, _, _ in batch],
-                [c for _, c, _ in batch],
-                truncation="longest_first",
-                max_length=args.max_length,
-                padding=True,
-                return_tensors="pt",
-            )
+            enc = encode_pairs(tokenizer, batch, args.max_length)
             out.extend(torch.sigmoid(teacher(**enc).logits.squeeze(-1)).tolist())
             if (i // 64) % 50 == 0:
                 print(f"teacher: {i + len(batch)} of {len(examples)} pairs", flush=True)
@@ -396,14 +401,7 @@ def main() -> int:
         (run / "checkpoint.tmp").replace(ckpt)
 
     def encode(batch: list[tuple[str, str, int]]) -> dict:
-        return tokenizer(
-            [p for p, _, _ in batch],
-            [c for _, c, _ in batch],
-            truncation="longest_first",
-            max_length=args.max_length,
-            padding=True,
-            return_tensors="pt",
-        )
+        return encode_pairs(tokenizer, batch, args.max_length)
 
     while time.monotonic() < deadline and (args.steps is None or step < args.steps):
         start = (step * args.batch) % len(examples)
