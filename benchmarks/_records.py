@@ -68,41 +68,41 @@ def model_supports(
 ) -> list[list[dict]]:
     """For each record, for each checked sentence, the model's best support per window spec
     (keys ``"3x1"``, ``"1x3"``). ``legacy``: each sentence's windows in one padded batch, as
-    the judge ran them until one pair per run became the default (see :func:`padded_support`)."""
+    the judge ran them until one pair per run became the default (see :func:`padded_support`).
+
+    The cache is keyed by each sentence's pairs (its windows and its text), so a change in
+    which sentences are checked or which windows are chosen recomputes only what changed."""
     digest = hashlib.sha1((model_dir / "model.onnx").read_bytes()).hexdigest()[:12]
-    names = "|".join(r["id"] for r in records)
     salt = f"legacy-{SUPPORT_VERSION}" if legacy else SUPPORT_VERSION
-    key = hashlib.sha1(f"{digest}:{tag}:{names}:{SPECS}:{salt}".encode()).hexdigest()[:16]
-    path = CACHE / f"support-{tag}-{key}.json"
-    if path.exists():
-        return json.loads(path.read_text())
+    key = hashlib.sha1(f"{digest}:{tag}:{SPECS}:{salt}".encode()).hexdigest()[:16]
+    path = CACHE / f"sentences-{tag}-{key}.json"
+    cache: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
     judge = CrossEncoderJudge(model_dir, threads=1, batching="pair")
     checker = GroundednessChecker(judge)
     out: list[list[dict]] = []
+    fresh = 0
     for r in records:
         request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
         index, spans, feats = judge.heuristic.analyse(request)
-        pairs: list[tuple[str, str]] = []
-        owners: list[tuple[int, str]] = []
-        checked = [s for s, f in zip(spans, feats) if f.checkable]
-        for i, span in enumerate(checked):
+        best: list[dict] = []
+        for span in (s for s, f in zip(spans, feats) if f.checkable):
+            pairs: list[tuple[str, str]] = []
+            owners: list[str] = []
             for width, count in SPECS:
                 for window in top_windows(index, span.text, count, width) or [""]:
                     pairs.append((window, span.text))
-                    owners.append((i, f"{width}x{count}"))
-        if not pairs:
-            probs: list[float] = []
-        elif legacy:
-            probs = []
-            for i in range(len(checked)):
-                mine = [p for p, (j, _) in zip(pairs, owners) if j == i]
-                probs += padded_support(judge, mine)
-        else:
-            probs = judge.support(pairs)
-        best: list[dict] = [{} for _ in checked]
-        for (i, spec), p in zip(owners, probs):
-            best[i][spec] = max(best[i].get(spec, 0.0), p)
+                    owners.append(f"{width}x{count}")
+            name = hashlib.sha1(json.dumps([pairs, owners]).encode()).hexdigest()
+            if name not in cache:
+                probs = padded_support(judge, pairs) if legacy else judge.support(pairs)
+                found: dict[str, float] = {}
+                for spec, p in zip(owners, probs):
+                    found[spec] = max(found.get(spec, 0.0), p)
+                cache[name] = found
+                fresh += 1
+            best.append(cache[name])
         out.append(best)
-    CACHE.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out))
+    if fresh:
+        CACHE.mkdir(exist_ok=True)
+        path.write_text(json.dumps(cache))
     return out

@@ -46,11 +46,14 @@ MIN_GROUP = 30
 def profiles(records: list[dict]) -> list[str]:
     """The judge profile of each record, as ``CrossEncoderJudge`` picks it (the task; whether
     the context is a JSON record; whether a summary is a single short claim)."""
-    checker = GroundednessChecker(HeuristicJudge())
-    return [
-        profile_of(checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"]))
-        for r in records
-    ]
+    judge = HeuristicJudge()
+    checker = GroundednessChecker(judge)
+    out = []
+    for r in records:
+        request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
+        _, _, feats = judge.analyse(request)
+        out.append(profile_of(request, sum(f.checkable for f in feats)))
+    return out
 
 
 def balanced_accuracy(y: np.ndarray, flagged: np.ndarray) -> float:

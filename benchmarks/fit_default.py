@@ -82,7 +82,7 @@ def features(records: list[dict]) -> list[dict]:
                 "lexical": lexical_vector(feats, request.answer, words, plain),
                 # checked sentences, weakest (by the heuristic) first
                 "order": sorted(range(len(scores)), key=lambda i: (scores[i], i)),
-                "profile": profile_of(request),
+                "profile": profile_of(request, sum(f.checkable for f in feats)),
                 # a hard check caps the judge's score below the cut whatever the stackers say
                 "hard": any(f.checkable and cap(1.0, f) < 0.45 for f in feats),
                 "opposites": any(f.checkable and f.opposites for f in feats),

@@ -114,6 +114,9 @@ CITED = [
     "Mauna Kea's peak is 4,207.3 m above sea level [1][2].",
     "Mauna Kea's peak is 4,207.3 m above sea level [Source 1, 3].",
     "Mauna Kea's peak is 4,207.3 m above sea level.[^2]",
+    "Mauna Kea's peak is 4,207.3 m above sea level (Passage 1).",
+    "Mauna Kea's peak is 4,207.3 m above sea level (see Sources 1 and 2).",
+    "Mauna Kea's peak is 4,207.3 m above sea level.\n(Passage 1)",
 ]
 
 
@@ -210,3 +213,76 @@ def test_figures_are_compared_exactly_however_long() -> None:
     assert canonical_number(a) != canonical_number(b)
     assert not rounds_to(canonical_number(b), canonical_number(a))
     assert rounds_to("4207", canonical_number("4,207.3"))
+
+
+LEAD_INS = [
+    "Here is a summary of the article in 89 words:",
+    "Sure! Here's the summary you requested:",
+    "Here is what we know about the height of Mauna Kea:",
+]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("lead_in", LEAD_INS)
+def test_a_lead_in_is_not_checked_but_what_it_introduces_is(task, lead_in, judge) -> None:
+    """ "Here is a summary in 89 words:" introduces the answer and states nothing about the
+    context: it is neither flagged nor counted, and the text after it is judged as if alone."""
+    checker = GroundednessChecker(None if judge == "default" else HeuristicJudge(), cache_size=0)
+    body = "Mauna Kea's peak is 4,207.3 m above sea level."
+    query = "How high is Mauna Kea?"
+    alone = verdict(checker, MAUNA_KEA, body, query, task)
+    led = verdict(checker, MAUNA_KEA, f"{lead_in}\n\n{body}", query, task)
+    assert led.verdict is alone.verdict is Verdict.GROUNDED, [s.reason for s in led.sentences]
+    assert led.score == alone.score
+    intro = led.sentences[-2]  # "Sure!" is a sentence of its own
+    assert lead_in.endswith(intro.text)
+    assert intro.reason == "Nothing to check: it introduces what follows"
+    wrong = verdict(checker, MAUNA_KEA, f"{lead_in}\n\nIts peak is 4,900 m high.", query, task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert [d.text for d in wrong.ungrounded_details] == ["Its peak is 4,900 m high."]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_closing_colon_with_nothing_after_it_is_still_checked(task) -> None:
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    result = verdict(checker, MAUNA_KEA, "Its peak is 4,900 m above sea level:", "How high?", task)
+    assert result.verdict is Verdict.NOT_GROUNDED
+
+
+ATTRIBUTIONS = [
+    "Based on the given passages, ",
+    "According to Passage 2, ",
+    "As stated in the provided text, ",
+    "From the passages 1 and 3, ",
+]
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("opening", ATTRIBUTIONS)
+def test_an_opening_attribution_is_no_claim(task, opening) -> None:
+    """"Based on the given passages, X" claims X: the words naming the passages are not words
+    the context must hold (pinned to the heuristic, whose score depends on the words alone)."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    query = "How high is Mauna Kea?"
+    body = "its peak is 4,207.3 m above sea level."
+    alone = verdict(checker, MAUNA_KEA, body.capitalize(), query, task)
+    said = verdict(checker, MAUNA_KEA, opening + body, query, task)
+    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    assert said.score == alone.score
+    wrong = verdict(checker, MAUNA_KEA, opening + "its peak is 4,900 m high.", query, task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert "4,900" in wrong.ungrounded_details[0].reason
+
+
+def test_an_attribution_to_a_named_source_is_still_checked() -> None:
+    """Only openings that name the context ("the passages", "the article") are left out: "the
+    CDC" is a claim about who said it."""
+    from ground_integrations.judges._analysis import mask_attribution
+
+    assert mask_attribution("According to the CDC, flu is common.").startswith("According")
+    assert mask_attribution("Based on this, we know X.").startswith("Based")
+    assert mask_attribution("Based on the passages,") == "Based on the passages,"
+    masked = mask_attribution("According to passages 1 and 3, the sky is blue.")
+    assert masked.strip() == "the sky is blue."
+    assert len(masked) == len("According to passages 1 and 3, the sky is blue.")

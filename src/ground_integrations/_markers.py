@@ -72,10 +72,20 @@ def marker_spans(text: str) -> list[tuple[int, int]]:
     ]
 
 
+#: A reference in parentheses that names what it points at: "(Passage 1)", "(Sources 2 and 3)",
+#: "(see doc 4)". Without the label word, "(1)" or "(2019)" may be text, so it is required.
+_LABELLED_PAREN = re.compile(
+    rf"\(\s*(?:see\s+)?{_LABEL_WORD}#?\d{{1,3}}"
+    rf"(?:{_SEPARATOR}(?:{_LABEL_WORD})?#?\d{{1,3}})*\s*\)",
+    re.IGNORECASE,
+)
+
+
 def mask_markers(text: str) -> str:
-    """``text`` with each citation marker replaced by spaces of the same length, so offsets into
-    the masked text are offsets into ``text``."""
-    spans = marker_spans(text)
+    """``text`` with each citation marker, and each labelled reference in parentheses
+    ("(Passage 1)"), replaced by spaces of the same length, so offsets into the masked text are
+    offsets into ``text``."""
+    spans = marker_spans(text) + (_spans(_LABELLED_PAREN, text) if "(" in text else [])
     if not spans:
         return text
     out = list(text)

@@ -268,6 +268,8 @@ class SentenceFeatures:
     opposites: list[tuple[str, str]] = field(default_factory=list)
     #: yes/no fields of a JSON record that the sentence states the opposite of
     field_conflicts: list[str] = field(default_factory=list)
+    #: the sentence only introduces what follows ("Here is a summary in 80 words:")
+    lead_in: bool = False
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
@@ -365,10 +367,37 @@ def closest_figure(figure: str, candidates: Iterable[str]) -> str | None:
     return ranked[0] if ranked else None
 
 
+#: An opening that says where the sentence's claim comes from ("Based on the given passages,",
+#: "According to passage 2,", "As stated in the article,"): it names the context, not a fact.
+_ATTRIBUTION = re.compile(
+    r"^\W*(?:(?:based|drawing) (?:solely |only )?on|according to|as (?:stated|mentioned|described|"
+    r"noted|shown|explained|reported) (?:in|by)|from|in)\s+"
+    r"(?:(?:the|this|these|those|my|our)\s+)?"
+    r"(?:(?:given|provided|above|following|available|retrieved|supplied|information|"
+    r"structured|json|search|news|two|three|four|five|both|all)\s+)*"
+    r"(?:passages?|context|information|text|articles?|news|documents?|sources?|data|"
+    r"results?|excerpts?|records?|snippets?|paragraphs?)"
+    r"(?:\s+(?:\[?\d+\]?(?:\s*(?:,|and|&)\s*\[?\d+\]?)*|in json format|provided|given|above))*"
+    r"\s*,\s*",
+    re.IGNORECASE,
+)
+
+
+def mask_attribution(sentence: str) -> str:
+    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`) replaced by spaces of
+    the same length: "Based on the given passages, X" is checked as "X"."""
+    m = _ATTRIBUTION.match(sentence)
+    if not m or m.end() == len(sentence):
+        return sentence
+    return " " * m.end() + sentence[m.end() :]
+
+
 def sentence_features(
     index: ContextIndex, sentence: str, given: Tokens | None, domain: Domain, width: int = 3
 ) -> SentenceFeatures:
-    """Compute the features of one answer sentence against an indexed context."""
+    """Compute the features of one answer sentence against an indexed context (an opening
+    attribution, :func:`mask_attribution`, is left out)."""
+    sentence = mask_attribution(sentence)
     tokens = analyse(sentence)
     given_stems = set(given.stems) if given else set()
     given_words = set(given.words) if given else set()
@@ -504,6 +533,13 @@ def is_question(sentence: str) -> bool:
     return sentence.rstrip("\"'”’)] ").endswith(("?", "？"))
 
 
+def is_lead_in(sentence: str) -> bool:
+    """A sentence that ends in a colon introduces what follows it ("Here is a summary of the
+    article in 89 words:", "Based on the passages, the benefits are:"): it states nothing
+    on its own, and the list or text after it is checked instead."""
+    return sentence.rstrip().endswith((":", "："))
+
+
 def answer_features(
     index: ContextIndex,
     sentences: Sequence[str],
@@ -512,12 +548,16 @@ def answer_features(
     width: int = 3,
 ) -> list[SentenceFeatures]:
     """Features of every answer sentence. A question after the first sentence ("Would you like
-    to know more?") asserts nothing and is not checked; an answer that opens with a question is
-    marked on its first sentence."""
+    to know more?") asserts nothing and is not checked, nor is a lead-in followed by more text
+    (:func:`is_lead_in`); an answer that opens with a question is marked on its first
+    sentence."""
     out = []
     for i, text in enumerate(sentences):
         if i > 0 and is_question(text):
             out.append(SentenceFeatures(checkable=False))
+            continue
+        if i < len(sentences) - 1 and is_lead_in(text):
+            out.append(SentenceFeatures(checkable=False, lead_in=True))
             continue
         feats = sentence_features(index, text, given, domain, width)
         if i == 0 and is_question(text):

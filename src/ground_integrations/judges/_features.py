@@ -19,8 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._markers import mask_markers
 from ..text import base_form
-from ._analysis import FEATURE_NAMES, SentenceFeatures, answer_vector
+from ._analysis import FEATURE_NAMES, SentenceFeatures, answer_vector, mask_attribution
 
 __all__ = [
     "LEXICAL_FEATURES",
@@ -85,7 +86,7 @@ def plain_missing(sentences: Sequence[str], given: frozenset[str]) -> tuple[floa
     shares = []
     absent = 0
     for sentence in sentences:
-        tokens = plain_tokens(sentence)
+        tokens = plain_tokens(mask_markers(mask_attribution(sentence)))
         if tokens:
             missing = sum(t not in given for t in tokens)
             absent += missing

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import ConfigurationError, MissingDependencyError
 from ..models import GroundednessRequest, Task
-from ..text import Span, split_sentences
+from ..text import Span
 from ._analysis import ContextIndex, SentenceFeatures, analyse, cap
 from ._features import (
     LEXICAL_FEATURES,
@@ -110,21 +110,22 @@ def run_time_premises(index: ContextIndex, sentence: str, task: Task | None = No
     return top_windows(index, sentence, 1, PREMISE_WIDTH)
 
 
-def profile_of(request: GroundednessRequest, sentences: int | None = None) -> str:
-    """Which fitted models judge this request.
+def profile_of(request: GroundednessRequest, sentences: int) -> str:
+    """Which fitted models judge this request, whose answer has ``sentences`` sentences that
+    state something (the heuristic's checkable ones: a lead-in such as "Here is a summary:"
+    or a closing question does not count).
 
     ``QnA``; ``Summarization:record`` when every passage is a JSON record (data-to-text);
-    ``Summarization:brief`` for a summary of at most :data:`BRIEF_SENTENCES` sentences (a
-    one-line summary or a single claim, where a changed word matters more than a missing one);
-    ``Summarization`` otherwise. A profile absent from ``stack.json`` falls back to the task's.
-    (A short QnA answer gained nothing from a profile of its own on the development data.)
+    ``Summarization:brief`` for a summary of at most :data:`BRIEF_SENTENCES` such sentences
+    (a one-line summary or a single claim, where a changed word matters more than a missing
+    one); ``Summarization`` otherwise. A profile absent from ``stack.json`` falls back to the
+    task's. (A short QnA answer gained nothing from a profile of its own on the development
+    data.)
     """
     if request.task is Task.QNA:
         return "QnA"
     if all(is_record(p) for p in request.context):
         return "Summarization:record"
-    if sentences is None:  # the judge passes the count it already has
-        sentences = len(split_sentences(request.answer))
     if sentences <= BRIEF_SENTENCES:
         return "Summarization:brief"
     return "Summarization"
@@ -416,7 +417,7 @@ class CrossEncoderJudge(Judge):
                 "fit it with benchmarks/fit_default.py --write"
             )
         index, spans, feats = self.heuristic.analyse(request)
-        name = profile_of(request, len(spans))
+        name = profile_of(request, sum(f.checkable for f in feats))
         profile = self.profiles.get(name) or self.profiles.get(request.task.value)
         if profile is None:
             # stack.json leaves this task to the heuristic

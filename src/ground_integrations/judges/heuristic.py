@@ -219,6 +219,8 @@ class HeuristicJudge(Judge):
                 )
             if verdict is not Verdict.GROUNDED and feats.values["opens_with_question"]:
                 reason = "it asks a question instead of stating what the context supports"
+            elif feats.lead_in:
+                reason = "nothing to check: it introduces what follows"
             elif not feats.checkable:
                 reason = "nothing to check: no content words or figures"
             elif verdict is Verdict.GROUNDED:
