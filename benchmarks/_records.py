@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from ground_integrations import GroundednessChecker
@@ -77,7 +79,11 @@ def model_supports(
     key = hashlib.sha1(f"{digest}:{tag}:{SPECS}:{salt}".encode()).hexdigest()[:16]
     path = CACHE / f"sentences-{tag}-{key}.json"
     cache: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
-    judge = CrossEncoderJudge(model_dir, threads=1, batching="pair")
+    # the model without its stack.json: a stack fitted on other features must not stop a refit
+    bare = Path(tempfile.mkdtemp(prefix="supports-"))
+    for name in ("model.onnx", "tokenizer.json"):
+        (bare / name).symlink_to((model_dir / name).resolve())
+    judge = CrossEncoderJudge(bare, threads=1, batching="pair")
     checker = GroundednessChecker(judge)
     out: list[list[dict]] = []
     fresh = 0
@@ -102,6 +108,7 @@ def model_supports(
                 fresh += 1
             best.append(cache[name])
         out.append(best)
+    shutil.rmtree(bare, ignore_errors=True)
     if fresh:
         CACHE.mkdir(exist_ok=True)
         path.write_text(json.dumps(cache))
