@@ -35,17 +35,10 @@ GROUNDED = [
     (MAUNA_KEA, "Hawaiʻi’s highest point is Mauna Kea.", "What is the highest point of Hawaiʻi?"),
     # answering in the question's words is what a good answer does
     (MAUNA_KEA, "Mauna Kea is 4,207.3 meters tall.", "How tall is Mauna Kea?"),
-    pytest.param(
+    (
         "Shakespeare's Hamlet is a tragedy.",
         "Hamlet was written by Shakespeare.",
         "Who wrote Hamlet?",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="known miss: every word is given, but the passive rewording shares no word "
-            "pair with the context; in QnA the lexical stage is sure enough (0.29) not to ask "
-            "the model (its support is 0.64), in Summarization it is notSure (0.50); see "
-            "docs/model_card.md",
-        ),
     ),
     (
         "The company's revenue increased by 12% in 2023.",
@@ -89,9 +82,23 @@ OPPOSITES = [
 ]
 
 
+#: (answer, task) the default judge still gets wrong, and why (strict: fixing one fails the test)
+KNOWN_MISSES = {
+    ("Hamlet was written by Shakespeare.", "QnA"): (
+        "known miss: every word is given, but the passive rewording shares no word pair with "
+        "the context, and in QnA the lexical stage is sure enough (0.17) not to ask the model "
+        "(its support is 0.64); grounded (0.53) in Summarization; see docs/model_card.md"
+    ),
+}
+
+
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize(("context", "answer", "query"), GROUNDED)
-def test_supported_answers_are_grounded(default_checker, task, context, answer, query) -> None:
+def test_supported_answers_are_grounded(
+    request, default_checker, task, context, answer, query
+) -> None:
+    if (answer, task) in KNOWN_MISSES:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[(answer, task)]))
     result = verdict(default_checker, context, answer, query, task)
     assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
     assert result.ungrounded_details == []
@@ -261,7 +268,7 @@ ATTRIBUTIONS = [
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize("opening", ATTRIBUTIONS)
 def test_an_opening_attribution_is_no_claim(task, opening) -> None:
-    """"Based on the given passages, X" claims X: the words naming the passages are not words
+    """ "Based on the given passages, X" claims X: the words naming the passages are not words
     the context must hold (pinned to the heuristic, whose score depends on the words alone)."""
     checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
     query = "How high is Mauna Kea?"
