@@ -121,3 +121,25 @@ def test_offsets_for_known_emoji_and_combining_marks() -> None:
         "utf16": 2,
         "codePoint": 1,
     }
+
+
+def test_a_hyphen_joins_compounds_but_not_the_ends_of_a_range() -> None:
+    from ground_integrations.text import tokenize
+
+    assert tokenize("well-known covid-19 3-year Jean-Luc") == [
+        "well-known",
+        "covid-19",
+        "3-year",
+        "jean-luc",
+    ]
+    # a range's ends are figures of their own: "19" is in "11:30-19:30"
+    assert tokenize("Monday: 11:30-19:30, 10-12 guests") == [
+        "monday",
+        "11",
+        "30",
+        "19",
+        "30",
+        "10",
+        "12",
+        "guests",
+    ]

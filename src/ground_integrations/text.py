@@ -62,8 +62,10 @@ _CJK_END = re.compile(
 # Chinese and Japanese write words without spaces: each ideograph or kana is a token of its own
 # (so a figure inside "毛納基高5207.3米" is still a figure). Hangul is spaced and stays whole.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: A hyphen joins a compound ("well-known", "covid-19", "3-year") but not two figures: "10-12"
+#: and "11:30-19:30" are ranges, whose ends are figures of their own.
 _WORD = re.compile(
-    rf"[{_CJK}]|[^\W{_CJK}]+(?:[.,'\u2019-][^\W{_CJK}]+)*",
+    rf"[{_CJK}]|[^\W{_CJK}]+(?:(?:[.,'\u2019]|(?<!\d)-|-(?!\d))[^\W{_CJK}]+)*",
     re.UNICODE,
 )
 
