@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -79,36 +78,37 @@ def model_supports(
     key = hashlib.sha1(f"{digest}:{tag}:{SPECS}:{salt}".encode()).hexdigest()[:16]
     path = CACHE / f"sentences-{tag}-{key}.json"
     cache: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
-    # the model without its stack.json: a stack fitted on other features must not stop a refit
-    bare = Path(tempfile.mkdtemp(prefix="supports-"))
-    for name in ("model.onnx", "tokenizer.json"):
-        (bare / name).symlink_to((model_dir / name).resolve())
-    judge = CrossEncoderJudge(bare, threads=1, batching="pair")
-    checker = GroundednessChecker(judge)
     out: list[list[dict]] = []
     fresh = 0
-    for r in records:
-        request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
-        index, spans, feats = judge.heuristic.analyse(request)
-        best: list[dict] = []
-        for span in (s for s, f in zip(spans, feats) if f.checkable):
-            pairs: list[tuple[str, str]] = []
-            owners: list[str] = []
-            for width, count in SPECS:
-                for window in top_windows(index, span.text, count, width) or [""]:
-                    pairs.append((window, span.text))
-                    owners.append(f"{width}x{count}")
-            name = hashlib.sha1(json.dumps([pairs, owners]).encode()).hexdigest()
-            if name not in cache:
-                probs = padded_support(judge, pairs) if legacy else judge.support(pairs)
-                found: dict[str, float] = {}
-                for spec, p in zip(owners, probs):
-                    found[spec] = max(found.get(spec, 0.0), p)
-                cache[name] = found
-                fresh += 1
-            best.append(cache[name])
-        out.append(best)
-    shutil.rmtree(bare, ignore_errors=True)
+    # the model without its stack.json: a stack fitted on other features must not stop a refit
+    with tempfile.TemporaryDirectory(prefix="supports-") as bare:
+        for name in ("model.onnx", "tokenizer.json"):
+            (Path(bare) / name).symlink_to((model_dir / name).resolve())
+        judge = CrossEncoderJudge(bare, threads=1, batching="pair")
+        checker = GroundednessChecker(judge)
+        for r in records:
+            request = checker.build_request(
+                r["context"], r["answer"], r.get("query"), task=r["task"]
+            )
+            index, spans, feats = judge.heuristic.analyse(request)
+            best: list[dict] = []
+            for span in (s for s, f in zip(spans, feats) if f.checkable):
+                pairs: list[tuple[str, str]] = []
+                owners: list[str] = []
+                for width, count in SPECS:
+                    for window in top_windows(index, span.text, count, width) or [""]:
+                        pairs.append((window, span.text))
+                        owners.append(f"{width}x{count}")
+                pair_key = hashlib.sha1(json.dumps([pairs, owners]).encode()).hexdigest()
+                if pair_key not in cache:
+                    probs = padded_support(judge, pairs) if legacy else judge.support(pairs)
+                    found: dict[str, float] = {}
+                    for spec, p in zip(owners, probs):
+                        found[spec] = max(found.get(spec, 0.0), p)
+                    cache[pair_key] = found
+                    fresh += 1
+                best.append(cache[pair_key])
+            out.append(best)
     if fresh:
         CACHE.mkdir(exist_ok=True)
         path.write_text(json.dumps(cache))

@@ -24,6 +24,11 @@ def default_checker() -> GroundednessChecker:
     return GroundednessChecker(cache_size=0)
 
 
+def checker_for(judge: str) -> GroundednessChecker:
+    """The embedded default judge (``"default"``) or the heuristic alone, no result cache."""
+    return GroundednessChecker(None if judge == "default" else HeuristicJudge(), cache_size=0)
+
+
 def verdict(checker: GroundednessChecker, context: str, answer: str, query: str, task: str):
     return checker.check([context], answer, query, task=task)
 
@@ -132,7 +137,7 @@ CITED = [
 @pytest.mark.parametrize("answer", CITED)
 def test_a_citation_marker_is_no_figure(task, answer, judge) -> None:
     """A marker such as "[1]" points at a source: it is no figure the context must hold."""
-    checker = GroundednessChecker(None if judge == "default" else HeuristicJudge(), cache_size=0)
+    checker = checker_for(judge)
     result = verdict(checker, MAUNA_KEA, answer, "How high is Mauna Kea's peak?", task)
     assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
 
@@ -235,7 +240,7 @@ LEAD_INS = [
 def test_a_lead_in_is_not_checked_but_what_it_introduces_is(task, lead_in, judge) -> None:
     """ "Here is a summary in 89 words:" introduces the answer and states nothing about the
     context: it is neither flagged nor counted, and the text after it is judged as if alone."""
-    checker = GroundednessChecker(None if judge == "default" else HeuristicJudge(), cache_size=0)
+    checker = checker_for(judge)
     body = "Mauna Kea's peak is 4,207.3 m above sea level."
     query = "How high is Mauna Kea?"
     alone = verdict(checker, MAUNA_KEA, body, query, task)
@@ -298,7 +303,7 @@ def test_an_attribution_to_a_named_source_is_still_checked() -> None:
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
 def test_opening_hours_read_from_a_record_range(judge) -> None:
     """ "from 11:30 to 19:30" against a record's "11:30-19:30": 19 is in the range."""
-    checker = GroundednessChecker(None if judge == "default" else HeuristicJudge(), cache_size=0)
+    checker = checker_for(judge)
     record = '{"name": "Finch & Fork", "hours": {"Monday": "11:30-19:30"}}'
     right = checker.check([record], "Finch & Fork is open on Monday from 11:30 to 19:30.")
     assert not any("19" in d.reason for d in right.ungrounded_details), right.ungrounded_details
