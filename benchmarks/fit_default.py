@@ -15,7 +15,8 @@ Every figure printed is out-of-fold: 5-fold cross-validation grouped by context 
 share a context, e.g. six LLM answers to one article, stay in one fold), balanced accuracy per
 group with notSure counted as notGrounded. Where the model was fine-tuned on ``rag_dev.jsonl``
 (``--fold-models``: the model that left fold k out scores fold k's records, see
-``training/run_in_domain.sh``) the rag_dev figures stay out-of-sample for the model too.
+``training/run_in_domain.sh``) the rag_dev figures stay out-of-sample for the model too; with
+``--fold-dev`` so do dev.jsonl's RAGTruth records, for fold models that trained on them.
 The band and the number of sentences are chosen per profile on the cross-validated figures,
 among settings whose share of model runs stays under ``--max-model-share``.
 ``--write`` puts the stackers, fitted on all records, into MODEL_DIR/stack.json.
@@ -148,6 +149,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, required=True)
     ap.add_argument("--fold-models", type=Path, nargs=2, default=None)
+    ap.add_argument(
+        "--fold-dev",
+        action="store_true",
+        help="the fold models also trained on dev.jsonl's span-labelled records "
+        "(run_in_domain.sh with DATA=\"rag_dev.jsonl dev.jsonl\"): those are scored by the fold "
+        "model that left their fold out too",
+    )
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--C-grid", type=float, nargs="+", default=[0.03, 0.1, 0.3, 1.0])
     ap.add_argument(
@@ -208,7 +216,7 @@ def main() -> int:
         "pair per run became the default (to measure that behaviour)",
     )
     args = ap.parse_args()
-    from rag_data import fold_of
+    from rag_data import fold_of, span_labelled
 
     dev, rag = load(DATA / "dev.jsonl"), load(DATA / "rag_dev.jsonl")
     if args.only_fold is not None:  # a preview while the other fold's model trains
@@ -217,20 +225,25 @@ def main() -> int:
     start = time.perf_counter()
     rows = features(records)
     legacy = args.legacy_batching
-    support = model_supports(dev, args.model, "dev", legacy)
+    if args.fold_dev and not args.fold_models:
+        ap.error("--fold-dev needs --fold-models")
+    # dev.jsonl's span-labelled records (RAGTruth), when the fold models trained on them too
+    in_folds = {id(r) for r in span_labelled(dev)} if args.fold_dev else set()
+    by_record: dict[int, list] = {}
+    rest = [r for r in dev if id(r) not in in_folds]
+    by_record.update(zip(map(id, rest), model_supports(rest, args.model, "dev", legacy)))
     if args.fold_models:
-        # each rag_dev record is scored by the model that did not train on its fold
-        by_id: dict[str, list] = {}
+        # each record is scored by the model that did not train on its fold
+        scored = [r for r in records if id(r) not in by_record]
         for k, m in enumerate(args.fold_models):
-            part = [r for r in rag if fold_of(r, 2) == k]
-            if not part:
-                continue
-            by_id.update(
-                zip((r["id"] for r in part), model_supports(part, m, f"rag-fold{k}", legacy))
-            )
-        support += [by_id[r["id"]] for r in rag]
+            part = [r for r in scored if fold_of(r, 2) == k]
+            if part:
+                by_record.update(
+                    zip(map(id, part), model_supports(part, m, f"rag-fold{k}", legacy))
+                )
     else:
-        support += model_supports(rag, args.model, "rag", legacy)
+        by_record.update(zip(map(id, rag), model_supports(rag, args.model, "rag", legacy)))
+    support = [by_record[id(r)] for r in records]
     print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")
     y = np.array([int(r["label"] == "notGrounded") for r in records])
     group = np.array([group_of(r) for r in records])

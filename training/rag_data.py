@@ -16,7 +16,7 @@ from pathlib import Path
 from ground_integrations import GroundednessChecker
 from ground_integrations.judges.heuristic import HeuristicJudge
 
-__all__ = ["fold_of", "load_records", "sentence_pairs"]
+__all__ = ["fold_of", "load_records", "sentence_pairs", "span_labelled"]
 
 
 def fold_of(record: dict, folds: int) -> int:
@@ -28,6 +28,21 @@ def fold_of(record: dict, folds: int) -> int:
 def load_records(path: str | Path) -> list[dict]:
     with open(path, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def span_labelled(records: Iterable[dict]) -> list[dict]:
+    """The records whose sentences can be labelled: those of a dataset that annotates spans
+    (one of its records has some), grounded or with spans. A mixed file such as ``dev.jsonl``
+    keeps its RAGTruth records; an unsupported answer without spans (HaluEval, SummEdits) would
+    mark every sentence supported, so it is left out, and so are the grounded answers of its
+    dataset (they would be the only examples from it, all of one class)."""
+    records = list(records)
+    annotated = {r.get("dataset") for r in records if r.get("spans")}
+    return [
+        r
+        for r in records
+        if r.get("dataset") in annotated and (r["label"] == "grounded" or r.get("spans"))
+    ]
 
 
 def sentence_pairs(records: Iterable[dict], premises) -> list[tuple[str, str, int]]:

@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
-DATA=${DATA:-../shared/data/rag_dev.jsonl}
+DATA=${DATA:-../shared/data/rag_dev.jsonl}   # one or more files (space-separated)
+read -ra DATA_FILES <<< "$DATA"
+TAG=${TAG:-}            # appended to the run names: TAG=dev writes rag-fold<k>-dev
 STAGE1=${STAGE1:-077cebe}   # the commit that shipped the stage-1 model
 RUNS=${RUNS:-"0 1 -1"}
 EPOCHS=${EPOCHS:-1}     # the shipped recipe; EPOCHS=2 writes runs named rag-fold<k>-e2
@@ -21,12 +23,13 @@ if [ ! -f training/runs/recovered/checkpoint.pt ]; then
     $PY training/recover_checkpoint.py \
         --onnx training/runs/recovered/stage1.onnx --out training/runs/recovered/checkpoint.pt
 fi
-COMMON=(--init training/runs/recovered/checkpoint.pt --in-domain "$DATA" --folds 2
+COMMON=(--init training/runs/recovered/checkpoint.pt --in-domain "${DATA_FILES[@]}" --folds 2
         --epochs "$EPOCHS" --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600
         --replay "$REPLAY")
 for fold in $RUNS; do
     run=rag-fold$fold; [ "$fold" = -1 ] && run=rag-all
     [ "$EPOCHS" != 1 ] && run=$run-e$EPOCHS
+    [ -n "$TAG" ] && run=$run-$TAG
     extra=()
     if [ -n "$LAYERS" ]; then run=$run-L$LAYERS; extra=(--layers "$LAYERS"); fi
     if [ -n "$DISTIL" ]; then

@@ -172,11 +172,11 @@ def load_examples(seed: int, mix: str = "basic") -> tuple[list[tuple[str, str, i
 def in_domain_examples(args: argparse.Namespace, general: list) -> tuple[list, list]:
     """(held-out in-domain pairs of the left-out fold, training pairs): every in-domain pair of
     the other folds (unsupported ones ``--oversample`` times) plus replayed general pairs."""
-    from rag_data import fold_of, load_records, sentence_pairs
+    from rag_data import fold_of, load_records, sentence_pairs, span_labelled
 
     from ground_integrations.judges.cross_encoder import run_time_premises
 
-    records = load_records(args.in_domain)
+    records = span_labelled(r for path in args.in_domain for r in load_records(path))
     train_recs = [r for r in records if fold_of(r, args.folds) != args.fold]
     test_recs = [r for r in records if fold_of(r, args.folds) == args.fold]
     pairs = sentence_pairs(train_recs, run_time_premises)
@@ -305,9 +305,11 @@ def main() -> int:
     ap.add_argument(
         "--in-domain",
         type=Path,
+        nargs="+",
         default=None,
-        help="labelled RAG answers (rag_dev.jsonl): one pair per checked answer sentence, "
-        "mixed with as many replayed pairs of the general mix",
+        help="labelled RAG answers (rag_dev.jsonl, and dev.jsonl's RAGTruth records): one pair "
+        "per checked answer sentence of every span-labelled record, mixed with as many "
+        "replayed pairs of the general mix",
     )
     ap.add_argument("--folds", type=int, default=2)
     ap.add_argument(
