@@ -153,7 +153,7 @@ def main() -> int:
         "--fold-dev",
         action="store_true",
         help="the fold models also trained on dev.jsonl's span-labelled records "
-        "(run_in_domain.sh with DATA=\"rag_dev.jsonl dev.jsonl\"): those are scored by the fold "
+        '(run_in_domain.sh with DATA="rag_dev.jsonl dev.jsonl"): those are scored by the fold '
         "model that left their fold out too",
     )
     ap.add_argument("--C", type=float, default=1.0)
