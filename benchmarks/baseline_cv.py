@@ -52,7 +52,7 @@ def profiles(records: list[dict]) -> list[str]:
     for r in records:
         request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
         _, _, feats = judge.analyse(request)
-        out.append(profile_of(request, sum(f.checkable for f in feats)))
+        out.append(profile_of(request, feats))
     return out
 
 

@@ -110,10 +110,10 @@ def run_time_premises(index: ContextIndex, sentence: str, task: Task | None = No
     return top_windows(index, sentence, 1, PREMISE_WIDTH)
 
 
-def profile_of(request: GroundednessRequest, sentences: int) -> str:
-    """Which fitted models judge this request, whose answer has ``sentences`` sentences that
-    state something (the heuristic's checkable ones: a lead-in such as "Here is a summary:"
-    or a closing question does not count).
+def profile_of(request: GroundednessRequest, sentences: Sequence[SentenceFeatures]) -> str:
+    """Which fitted models judge this request, given the heuristic's ``sentences`` of its
+    answer: only those that state something count (the checkable ones: a lead-in such as "Here
+    is a summary:" or a closing question does not).
 
     ``QnA``; ``Summarization:record`` when every passage is a JSON record (data-to-text);
     ``Summarization:brief`` for a summary of at most :data:`BRIEF_SENTENCES` such sentences
@@ -126,7 +126,7 @@ def profile_of(request: GroundednessRequest, sentences: int) -> str:
         return "QnA"
     if all(is_record(p) for p in request.context):
         return "Summarization:record"
-    if sentences <= BRIEF_SENTENCES:
+    if sum(f.checkable for f in sentences) <= BRIEF_SENTENCES:
         return "Summarization:brief"
     return "Summarization"
 
@@ -417,7 +417,7 @@ class CrossEncoderJudge(Judge):
                 "fit it with benchmarks/fit_default.py --write"
             )
         index, spans, feats = self.heuristic.analyse(request)
-        name = profile_of(request, sum(f.checkable for f in feats))
+        name = profile_of(request, feats)
         profile = self.profiles.get(name) or self.profiles.get(request.task.value)
         if profile is None:
             # stack.json leaves this task to the heuristic
