@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -109,7 +110,9 @@ def model_supports(
                     fresh += 1
                 best.append(cache[pair_key])
             out.append(best)
-    if fresh:
+    if fresh:  # atomically: two fits running side by side share the cache
         CACHE.mkdir(exist_ok=True)
-        path.write_text(json.dumps(cache))
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(cache))
+        os.replace(tmp, path)
     return out
