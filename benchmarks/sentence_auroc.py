@@ -38,14 +38,27 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fold-models", type=Path, nargs=2, required=True)
     ap.add_argument("--legacy-batching", action="store_true")
+    ap.add_argument(
+        "--fold-dev",
+        action="store_true",
+        help="also dev.jsonl's span-labelled (RAGTruth) records, each scored by the fold model "
+        "that left its fold out (for fold models trained on them too)",
+    )
+    ap.add_argument("--only-fold", type=int, default=None, help="score this fold only")
     args = ap.parse_args()
-    from rag_data import fold_of
+    from rag_data import fold_of, span_labelled
 
     rag = load(DATA / "rag_dev.jsonl")
+    if args.fold_dev:
+        rag += [
+            {**r, "subtask": f"dev {r['task']}"} for r in span_labelled(load(DATA / "dev.jsonl"))
+        ]
     heuristic = HeuristicJudge()
     checker = GroundednessChecker(heuristic)
     rows: dict[tuple[str, str], list[tuple[float, bool]]] = {}
     for k, model in enumerate(args.fold_models):
+        if args.only_fold is not None and k != args.only_fold:
+            continue
         part = [r for r in rag if fold_of(r, 2) == k]
         supports = model_supports(part, model, f"rag-fold{k}", args.legacy_batching)
         for r, support in zip(part, supports):
