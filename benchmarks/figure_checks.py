@@ -28,6 +28,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--show", action="store_true")
     args = ap.parse_args()
+    from rag_data import in_spans
+
     judge = HeuristicJudge()
     checker = GroundednessChecker(judge)
     records = [r for r in load(DATA / "dev.jsonl") if r["dataset"] == "ragtruth"]
@@ -36,12 +38,11 @@ def main() -> int:
     for r in records:
         request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
         _, spans, feats = judge.analyse(request)
-        bad = [(s["start"], s["end"]) for s in r.get("spans", [])]
         where = r.get("subtask") or f"dev {r['task']}"
         for span, f in zip(spans, feats):
             if not (f.checkable and f.figure_mismatch):
                 continue
-            hit = any(min(span.end, e) - max(span.start, s) > 0 for s, e in bad)
+            hit = in_spans(span, r)
             counts[where, hit] += 1
             if args.show:
                 figures = [x for x in f.reasons if "figure" in x]

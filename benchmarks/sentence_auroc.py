@@ -46,7 +46,7 @@ def main() -> int:
     )
     ap.add_argument("--only-fold", type=int, default=None, help="score this fold only")
     args = ap.parse_args()
-    from rag_data import fold_of, span_labelled
+    from rag_data import fold_of, in_spans, span_labelled
 
     rag = load(DATA / "rag_dev.jsonl")
     if args.fold_dev:
@@ -66,10 +66,9 @@ def main() -> int:
                 r["context"], r["answer"], r.get("query"), task=r["task"]
             )
             _, spans, feats = heuristic.analyse(request)
-            bad = [(s["start"], s["end"]) for s in r["spans"]]
             checked = [sp for sp, f in zip(spans, feats) if f.checkable]
             for span, best in zip(checked, support):
-                y = any(min(span.end, e) - max(span.start, s) > 0 for s, e in bad)
+                y = in_spans(span, r)
                 for spec, p in [*best.items(), ("max", max(best.values()))]:
                     rows.setdefault((r["subtask"], spec), []).append((1.0 - p, y))
     print(f"{'subtask':9s} {'windows':7s} {'sentences':>9s} {'unsupported':>11s} {'AUROC':>6s}")

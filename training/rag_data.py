@@ -16,7 +16,7 @@ from pathlib import Path
 from ground_integrations import GroundednessChecker
 from ground_integrations.judges.heuristic import HeuristicJudge
 
-__all__ = ["fold_of", "load_records", "sentence_pairs", "span_labelled"]
+__all__ = ["fold_of", "in_spans", "load_records", "sentence_pairs", "span_labelled"]
 
 
 def fold_of(record: dict, folds: int) -> int:
@@ -28,6 +28,14 @@ def fold_of(record: dict, folds: int) -> int:
 def load_records(path: str | Path) -> list[dict]:
     with open(path, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def in_spans(span, record: dict) -> bool:
+    """Whether an answer ``span`` (``.start``, ``.end``) overlaps one of the record's annotated
+    hallucination spans: its sentence label is then "unsupported"."""
+    return any(
+        min(span.end, s["end"]) - max(span.start, s["start"]) > 0 for s in record.get("spans", ())
+    )
 
 
 def span_labelled(records: Iterable[dict]) -> list[dict]:
@@ -55,11 +63,10 @@ def sentence_pairs(records: Iterable[dict], premises) -> list[tuple[str, str, in
     for r in records:
         request = checker.build_request(r["context"], r["answer"], r.get("query"), task=r["task"])
         index, spans, feats = heuristic.analyse(request)
-        bad = [(s["start"], s["end"]) for s in r.get("spans", [])]
         for span, f in zip(spans, feats):
             if not f.checkable:
                 continue
-            hit = any(min(span.end, e) - max(span.start, s) > 0 for s, e in bad)
+            hit = in_spans(span, r)
             for premise in premises(index, span.text, request.task):
                 out.append((premise, span.text, 0 if hit else 1))
     return out
