@@ -204,6 +204,14 @@ def main() -> int:
         help="fit this profile's stackers on these lexical features only (the others get "
         "coefficient 0; the model features are always used)",
     )
+    ap.add_argument(
+        "--soft-hard",
+        action="append",
+        default=[],
+        metavar="PROFILE",
+        help="in this profile a hard check (a figure or word the context contradicts) does not "
+        "force notGrounded: the stackers weigh it with the other features",
+    )
     ap.add_argument("--only-fold", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--verbose", action="store_true", help="print every band tried")
     ap.add_argument("--write", action="store_true")
@@ -216,6 +224,13 @@ def main() -> int:
     )
     ap.add_argument(
         "--summary-json", type=Path, default=None, help="also write the per-group figures here"
+    )
+    ap.add_argument(
+        "--predictions",
+        type=Path,
+        default=None,
+        help="also write each record's out-of-fold P(notGrounded) here (JSONL: id, group, "
+        "profile, label, p, model run), for error analysis",
     )
     ap.add_argument(
         "--legacy-batching",
@@ -273,7 +288,7 @@ def main() -> int:
                     for j in drop:
                         vec[j] = 0.0
     L = np.array([row["lexical"] for row in rows])
-    hard = np.array([row["hard"] for row in rows])
+    hard = np.array([row["hard"] and row["profile"] not in args.soft_hard for row in rows])
     opposite = np.array([row["opposites"] for row in rows])
 
     def model_part(k: int, ws: tuple[str, ...]) -> np.ndarray:
@@ -418,7 +433,7 @@ def main() -> int:
                 scored = lo <= p <= hi and hi > lo
                 if scored:
                     p = prob(list(X_full[i]), 1)
-                if row["hard"]:
+                if hard[i]:
                     p = max(p, 0.7)
                 flagged: list[tuple[int, int]] = []
                 if p >= 0.5:
@@ -430,7 +445,8 @@ def main() -> int:
                             q = prob([*vec, *model_vector([sup])], 1)
                         else:
                             q = prob(vec, 0)
-                        sent_p.append(max(q, 0.7) if hard_j else q)
+                        soft = row["profile"] in args.soft_hard
+                        sent_p.append(max(q, 0.7) if hard_j and not soft else q)
                     flagged = [
                         (st, en)
                         for (vec, st, en, _), q in zip(row["sentences"], sent_p)
@@ -465,6 +481,7 @@ def main() -> int:
 
     spans_f1: dict[str, float] = {}
     final_pred = np.zeros(len(y), bool)
+    final_p = np.zeros(len(y))
     runs = np.zeros(len(y), int)
     stack: dict[str, dict] = {}
     for prof in sorted(set(profile)):
@@ -539,6 +556,7 @@ def main() -> int:
             + "  ".join(f"{g} {v:.3f}" for g, v in bas.items())
         )
         final_pred[idx] = p[idx] >= 0.5
+        final_p[idx] = p[idx]
         runs[idx] = use[idx]
         if any(g.startswith("ragtruth") for g in groups):
             spans_f1.update(
@@ -585,6 +603,12 @@ def main() -> int:
         )
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary, indent=1) + "\n")
+    if args.predictions:
+        with args.predictions.open("w", encoding="utf-8") as f:
+            for i, r in enumerate(records):
+                row = {"id": r["id"], "group": str(group[i]), "profile": str(profile[i])}
+                row |= {"label": r["label"], "p": round(float(final_p[i]), 4)}
+                f.write(json.dumps(row | {"model_run": bool(runs[i])}) + "\n")
     if args.write:
         out = args.model / "stack.json"
         meta = {

@@ -310,3 +310,72 @@ def test_opening_hours_read_from_a_record_range(judge) -> None:
     wrong = checker.check([record], "Finch & Fork is open on Monday from 11:30 to 21:30.")
     assert wrong.verdict is Verdict.NOT_GROUNDED
     assert "21" in wrong.ungrounded_details[0].reason
+
+
+# Figures as a summary writes them: a count at the start of a sentence, a hedged round figure,
+# a height in feet and inches, a compound number in words.
+PASSENGERS = (
+    "Fifteen passengers were examined by medical personnel at Buffalo airport. "
+    "Gusky has identified 1,821 names carved in the chalk walls of the quarry. "
+    "Fifty-five of the soldiers who wrote there were American. "
+    "She is described as 5 feet 3 inches tall, with brown hair and brown eyes."
+)
+SAME_FIGURES = [
+    "15 passengers were examined by medical personnel at Buffalo airport.",
+    "Fifteen passengers were examined by medical personnel at Buffalo airport.",
+    "Gusky has identified over 1,800 names carved in the chalk walls of the quarry.",
+    "Gusky has identified nearly 2,000 names carved in the chalk walls of the quarry.",
+    "55 of the soldiers who wrote there were American.",
+    "She is described as 5'3\" tall, with brown hair and brown eyes.",
+    "She is described as 5’3” tall, with brown hair and brown eyes.",
+]
+CHANGED_FIGURES = [
+    ("14 passengers were examined by medical personnel at Buffalo airport.", "14"),
+    # not hedged: a changed figure
+    ("Gusky has identified 1,800 names carved in the chalk walls of the quarry.", "1,800"),
+    # hedged, but not the context's figure rounded
+    ("Gusky has identified over 1,500 names carved in the chalk walls of the quarry.", "1,500"),
+    ("45 of the soldiers who wrote there were American.", "45"),
+    ("She is described as 5'6\" tall, with brown hair and brown eyes.", "5'6"),
+]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("answer", SAME_FIGURES)
+def test_a_figure_written_another_way_is_the_same_figure(task, answer, judge) -> None:
+    result = verdict(checker_for(judge), PASSENGERS, answer, "What happened?", task)
+    assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(("answer", "figure"), CHANGED_FIGURES)
+def test_a_changed_figure_is_still_caught(task, answer, figure, judge) -> None:
+    result = verdict(checker_for(judge), PASSENGERS, answer, "What happened?", task)
+    assert result.verdict is Verdict.NOT_GROUNDED
+    assert f"the figure {figure} does not appear" in result.ungrounded_details[0].reason.lower()
+
+
+def test_a_hedged_figure_is_exact_in_the_medical_domain() -> None:
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    context = ["The usual adult dose is 520 mg twice daily."]
+    result = checker.check(context, "The usual adult dose is about 500 mg twice daily.", domain="Medical")
+    assert result.verdict is Verdict.NOT_GROUNDED
+    generic = checker.check(context, "The usual adult dose is about 500 mg twice daily.")
+    assert generic.verdict is Verdict.GROUNDED, [s.reason for s in generic.sentences]
+
+
+def test_a_hedged_figure_is_near_and_on_the_hedged_side() -> None:
+    from ground_integrations.judges._analysis import approximates, figures_of
+
+    assert approximates("1800", "1821", "over") and approximates("2000", "1821", "under")
+    assert approximates("50", "48", "about") and approximates("50", "52", "about")
+    # the wrong way round, not the context's figure rounded, or not a round figure
+    assert not approximates("1800", "1790", "over") and not approximates("2000", "2010", "under")
+    assert not approximates("100", "58", "over") and not approximates("1500", "1821", "over")
+    assert not approximates("700", "648", "under") and not approximates("50", "55", "about")
+    assert not approximates("47", "48", "about") and not approximates("0", "0", "about")
+    assert figures_of("fifty-five", "fifty-five") == ["55"]
+    assert figures_of("53", "5'3") == ["5", "3"]
+    assert figures_of("nine-month", "nine-month") == []

@@ -16,13 +16,14 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from decimal import Context, Decimal, InvalidOperation, localcontext
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 
 from .._markers import mask_markers
 from ..models import Domain
 from ..text import Span, base_form, fold, split_sentences, stem, word_spans
 from ._lexicon import (
     FIRST_PERSON,
+    HEDGES,
     MEDICAL_CRITICAL,
     NEGATIONS,
     NUMBER_WORDS,
@@ -47,10 +48,14 @@ __all__ = [
     "sentence_features",
 ]
 
+CONTEXT_COUNTS_FIRST = True
 #: Decimal arithmetic with room for any figure a text holds (IDs, account numbers).
 _EXACT = Context(prec=1000)
 _NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
 _HAS_DIGIT = re.compile(r"\d")
+_FEET_INCHES = re.compile(r"(\d)['\u2019\u2032](\d{1,2})")
+_TENS = frozenset("twenty thirty forty fifty sixty seventy eighty ninety".split())
+_UNITS_WORDS = frozenset("one two three four five six seven eight nine".split())
 
 
 FEATURE_NAMES = (
@@ -103,6 +108,20 @@ def canonical_number(token: str) -> str | None:
     return text
 
 
+def figures_of(word: str, written: str) -> list[str]:
+    """The figures one word states (``word`` folded, ``written`` as in the text):
+    ``"4,207.3"`` -> ``["4207.3"]``, ``"fifty-five"`` -> ``["55"]``, a height ``"5'3"`` ->
+    ``["5", "3"]`` (as "5 feet 3 inches" gives them); none for a word that is no number."""
+    if m := _FEET_INCHES.fullmatch(written):
+        return [m[1], m[2]]
+    if (figure := canonical_number(word)) is not None:
+        return [figure]
+    tens, _, units = word.partition("-")
+    if tens in _TENS and units in _UNITS_WORDS:
+        return [str(int(NUMBER_WORDS[tens]) + int(NUMBER_WORDS[units]))]
+    return []
+
+
 def rounds_to(answer_figure: str, context_figure: str) -> bool:
     """``"4207"`` is supported by ``"4207.3"``: the answer gives the context's figure rounded."""
     if answer_figure == context_figure:
@@ -124,6 +143,28 @@ def rounds_to(answer_figure: str, context_figure: str) -> bool:
     return False
 
 
+def approximates(answer_figure: str, context_figure: str, hedge: str) -> bool:
+    """A round answer figure after a hedge stands for the context's figure rounded to the
+    answer's last non-zero digit, on the hedged side: ``"1800"`` after "over" for ``"1821"``,
+    ``"2000"`` after "nearly" for ``"1821"``, ``"50"`` after "about" for ``"48"``. ``hedge``
+    is ``"over"`` (the context's figure may be higher), ``"under"`` (lower) or ``"about"``."""
+    try:
+        with localcontext(_EXACT):
+            given, said = Decimal(context_figure), Decimal(answer_figure)
+            if said <= 0 or said != said.to_integral_value():
+                return False
+            digits = str(int(said))
+            zeros = len(digits) - len(digits.rstrip("0"))
+            if zeros == 0:
+                return False
+            if (hedge == "over" and given < said) or (hedge == "under" and given > said):
+                return False
+            step = Decimal(10) ** zeros
+            return (given / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step == said
+    except InvalidOperation:  # pragma: no cover - both were parsed before
+        return False
+
+
 @dataclass
 class Tokens:
     """A piece of text reduced to what the judge compares."""
@@ -134,11 +175,23 @@ class Tokens:
     names: list[str] = field(default_factory=list)  # folded capitalised words, not first
     negated: bool = False
     surface: dict[str, str] = field(default_factory=dict)  # canonical figure -> as written
+    hedged: dict[str, str] = field(default_factory=dict)  # figure -> "over", "under", "about"
 
 
-def analyse(text: str) -> Tokens:
+def _hedge(before: list[str]) -> str | None:
+    """How the words ``before`` a figure hedge it ("more than" -> ``"over"``), if they do."""
+    if not before:
+        return None
+    if before[-1] == "than" and len(before) > 1:
+        return HEDGES.get(before[-2] + " than")
+    return HEDGES.get(before[-1])
+
+
+def analyse(text: str, counts_first: bool = False) -> Tokens:
     """The words, stems, figures and names of ``text``; citation markers ("[1]", "[Source 2]")
-    are masked first: they point at a source and are no figure the context must hold."""
+    are masked first: they point at a source and are no figure the context must hold.
+    ``counts_first``: a number in letters opening ``text`` is a figure too (the context's
+    "Fifteen passengers were examined" supports an answer's "15 passengers")."""
     out = Tokens()
     spans = word_spans(mask_markers(text))
     for i, span in enumerate(spans):
@@ -148,10 +201,14 @@ def analyse(text: str) -> Tokens:
         if word in NEGATIONS:
             out.negated = not out.negated
             continue
-        figure = canonical_number(word)
-        if figure is not None and (_HAS_DIGIT.search(word) or i > 0):
-            out.figures.append(figure)
-            out.surface.setdefault(figure, span.text)
+        figures = figures_of(word, span.text)
+        # a sentence's first word in letters is a word ("One of the...", "Three reviews...")
+        if figures and (_HAS_DIGIT.search(word) or i > 0 or counts_first):
+            for figure in figures:
+                out.figures.append(figure)
+                out.surface.setdefault(figure, span.text)
+                if hedge := _hedge(out.words[max(0, i - 2) : i]):
+                    out.hedged[figure] = hedge
             continue
         if _HAS_DIGIT.search(word):
             # "3rd", "covid-19", "a4": treat as an exact-match token.
@@ -206,7 +263,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
             fields.extend(yes_no_fields(passage))
         units = record_units(passage) if record else split_sentences(passage)
         for span in units:
-            tokens = analyse(span.text)
+            tokens = analyse(span.text, counts_first=CONTEXT_COUNTS_FIRST)
             stems = frozenset(tokens.stems)
             df.update(stems)
             sentence = ContextSentence(
@@ -460,7 +517,11 @@ def sentence_features(
     medical = domain is Domain.MEDICAL
     figure_pool = (window.figures if (medical and window) else index.figures) | given_figures
     bad_figures = [
-        f for f in dict.fromkeys(tokens.figures) if not any(rounds_to(f, c) for c in figure_pool)
+        f
+        for f in dict.fromkeys(tokens.figures)
+        if not any(
+            rounds_to(f, c) or (not medical and f in tokens.hedged and approximates(f, c, tokens.hedged[f])) for c in figure_pool
+        )
     ]
     if bad_figures:
         feats.figure_mismatch = True

@@ -72,6 +72,17 @@ NUMBER_WORDS = {
     "dozen": "12",
     "half": "0.5",
 }
+#: Words before a round figure that make it approximate, and which way the true figure may
+#: lie: "over 1,800" may stand for 1,821, "nearly 2,000" for 1,910, "about 50" for 48
+#: (see ``_analysis.approximates``).
+HEDGES = {
+    **dict.fromkeys(["over", "above", "exceeding", "more than"], "over"),
+    **dict.fromkeys(["under", "below", "nearly", "almost", "less than", "fewer than"], "under"),
+    **dict.fromkeys(
+        ["about", "around", "approximately", "roughly", "some", "circa", "estimated"], "about"
+    ),
+}
+
 # Unit spellings that name the same thing; both sides are canonicalised before comparing.
 UNITS = {
     "meter": "m",
