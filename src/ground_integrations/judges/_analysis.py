@@ -48,7 +48,6 @@ __all__ = [
     "sentence_features",
 ]
 
-CONTEXT_COUNTS_FIRST = True
 #: Decimal arithmetic with room for any figure a text holds (IDs, account numbers).
 _EXACT = Context(prec=1000)
 _NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
@@ -187,11 +186,9 @@ def _hedge(before: list[str]) -> str | None:
     return HEDGES.get(before[-1])
 
 
-def analyse(text: str, counts_first: bool = False) -> Tokens:
+def analyse(text: str) -> Tokens:
     """The words, stems, figures and names of ``text``; citation markers ("[1]", "[Source 2]")
-    are masked first: they point at a source and are no figure the context must hold.
-    ``counts_first``: a number in letters opening ``text`` is a figure too (the context's
-    "Fifteen passengers were examined" supports an answer's "15 passengers")."""
+    are masked first: they point at a source and are no figure the context must hold."""
     out = Tokens()
     spans = word_spans(mask_markers(text))
     for i, span in enumerate(spans):
@@ -203,7 +200,7 @@ def analyse(text: str, counts_first: bool = False) -> Tokens:
             continue
         figures = figures_of(word, span.text)
         # a sentence's first word in letters is a word ("One of the...", "Three reviews...")
-        if figures and (_HAS_DIGIT.search(word) or i > 0 or counts_first):
+        if figures and (_HAS_DIGIT.search(word) or i > 0):
             for figure in figures:
                 out.figures.append(figure)
                 out.surface.setdefault(figure, span.text)
@@ -263,7 +260,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
             fields.extend(yes_no_fields(passage))
         units = record_units(passage) if record else split_sentences(passage)
         for span in units:
-            tokens = analyse(span.text, counts_first=CONTEXT_COUNTS_FIRST)
+            tokens = analyse(span.text)
             stems = frozenset(tokens.stems)
             df.update(stems)
             sentence = ContextSentence(
@@ -520,7 +517,9 @@ def sentence_features(
         f
         for f in dict.fromkeys(tokens.figures)
         if not any(
-            rounds_to(f, c) or (not medical and f in tokens.hedged and approximates(f, c, tokens.hedged[f])) for c in figure_pool
+            rounds_to(f, c)
+            or (not medical and f in tokens.hedged and approximates(f, c, tokens.hedged[f]))
+            for c in figure_pool
         )
     ]
     if bad_figures:
