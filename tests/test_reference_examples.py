@@ -325,6 +325,7 @@ SAME_FIGURES = [
     "15 passengers were examined by medical personnel at Buffalo airport.",
     "Gusky has identified over 1,800 names carved in the chalk walls of the quarry.",
     "Gusky has identified nearly 2,000 names carved in the chalk walls of the quarry.",
+    "Gusky has identified more than 1,800 names carved in the chalk walls of the quarry.",
     "Of the soldiers who wrote there, 55 were American.",
     "She is described as 5'3\" tall, with brown hair and brown eyes.",
     "She is described as 5’3” tall, with brown hair and brown eyes.",
@@ -333,8 +334,9 @@ CHANGED_FIGURES = [
     ("At Buffalo airport, 14 passengers were examined by medical personnel.", "14"),
     # not hedged: a changed figure
     ("Gusky has identified 1,800 names carved in the chalk walls of the quarry.", "1,800"),
-    # hedged, but not the context's figure rounded
+    # hedged, but not the context's figure rounded, or on the wrong side of it
     ("Gusky has identified over 1,500 names carved in the chalk walls of the quarry.", "1,500"),
+    ("Gusky has identified fewer than 1,800 names carved in the chalk walls of the quarry.", "1,800"),
     ("Of the soldiers who wrote there, 45 were American.", "45"),
     ("She is described as 5'6\" tall, with brown hair and brown eyes.", "5'6"),
 ]
