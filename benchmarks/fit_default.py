@@ -205,6 +205,15 @@ def main() -> int:
         "coefficient 0; the model features are always used)",
     )
     ap.add_argument(
+        "--pin",
+        action="append",
+        default=[],
+        metavar="PROFILE=K:WINDOWS:LO-HI",
+        help="fix a profile's settings instead of choosing them on the cross-validated figures "
+        "(e.g. QnA=1:3x1+1x3:0.3-0.7, the shipped QnA settings), to compare two analyses "
+        "without the choice of settings moving between them",
+    )
+    ap.add_argument(
         "--soft-hard",
         action="append",
         default=[],
@@ -539,6 +548,15 @@ def main() -> int:
             if v[1] <= args.max_model_share
             and key[0] * sum(int(spec.split("x")[1]) for spec in key[1]) <= args.max_pairs
         }
+        for spec in args.pin:
+            name, _, setting = spec.partition("=")
+            if name == prof:
+                k_, ws_, band_ = setting.split(":")
+                lo_, hi_ = (float(x) for x in band_.split("-"))
+                key_ = (int(k_), tuple(ws_.split("+")), lo_, hi_)
+                if key_ not in table:
+                    ap.error(f"--pin {spec}: not a setting this script tries")
+                allowed = {key_: table[key_]}
 
         def rank(key: tuple, allowed: dict = allowed) -> tuple[float, ...]:
             mean, _, pairs, bas, _, _ = allowed[key]
