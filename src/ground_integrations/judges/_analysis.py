@@ -53,8 +53,9 @@ _EXACT = Context(prec=1000)
 _NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
 _HAS_DIGIT = re.compile(r"\d")
 _FEET_INCHES = re.compile(r"(\d)['\u2019\u2032](\d{1,2})")
-_TENS = frozenset("twenty thirty forty fifty sixty seventy eighty ninety".split())
-_UNITS_WORDS = frozenset("one two three four five six seven eight nine".split())
+#: The two halves of a compound number in words ("fifty-five"), read off NUMBER_WORDS.
+_TENS = frozenset(w for w, v in NUMBER_WORDS.items() if v in {str(t) for t in range(20, 100, 10)})
+_UNITS_WORDS = frozenset(w for w, v in NUMBER_WORDS.items() if v in {str(u) for u in range(1, 10)})
 
 
 FEATURE_NAMES = (
