@@ -287,6 +287,65 @@ def test_an_opening_attribution_is_no_claim(task, opening) -> None:
     assert "4,900" in wrong.ungrounded_details[0].reason
 
 
+REFERENCES = [
+    "Its peak is 4,207.3 m above sea level (Passage 3).",
+    "As mentioned in passage 1, its peak is 4,207.3 m above sea level.",
+    "Passage 2 states that its peak is 4,207.3 m above sea level.",
+    "The first passage says its peak is 4,207.3 m above sea level.",
+    "Its peak is 4,207.3 m above sea level, according to the given passages.",
+    "Its peak is 4,207.3 m above sea level (see documents 2 and 4).",
+]
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("answer", REFERENCES)
+def test_a_reference_to_the_passages_is_no_claim(task, answer) -> None:
+    """A RAG answer cites its passages inside sentences too ("(Passage 3)", "Passage 2 states
+    that"): those words name the context, and the number counts passages, not metres."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    query = "How high is Mauna Kea?"
+    alone = verdict(checker, MAUNA_KEA, "Its peak is 4,207.3 m above sea level.", query, task)
+    said = verdict(checker, MAUNA_KEA, answer, query, task)
+    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    assert said.score == alone.score
+    wrong = verdict(checker, MAUNA_KEA, answer.replace("4,207.3", "4,900"), query, task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert any("4,900" in d.reason for d in wrong.ungrounded_details)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_courtesy_is_no_claim(task) -> None:
+    """ "I hope this helps!" asks the context for nothing; the claim before it is still checked."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    query = "How high is Mauna Kea?"
+    body = "Its peak is 4,207.3 m above sea level."
+    alone = verdict(checker, MAUNA_KEA, body, query, task)
+    for courtesy in (
+        "I hope this helps!",
+        "Let me know if you have any other questions.",
+        "Sure, I can help you with that!",
+    ):
+        said = verdict(checker, MAUNA_KEA, f"{body} {courtesy}", query, task)
+        assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+        assert said.score == alone.score
+        assert "courtesy" in said.sentences[-1].reason
+        wrong = verdict(checker, MAUNA_KEA, f"Its peak is 4,900 m high. {courtesy}", query, task)
+        assert wrong.verdict is Verdict.NOT_GROUNDED
+
+
+def test_a_passage_that_is_no_reference_is_still_a_word() -> None:
+    """Only a numbered or ordinal passage, or "the given passages", is a reference: "the bill's
+    passage in 1990" is a claim, figure included; a hope is not a courtesy."""
+    from ground_integrations.judges._analysis import is_courtesy, mask_attribution
+
+    for sentence in ("The bill's passage in 1990 was contested.", "A passage 3 km long."):
+        assert mask_attribution(sentence) == sentence
+    assert not is_courtesy("I hope to visit Paris.")
+    assert not is_courtesy("Certainly, the answer is 5.")
+    masked = mask_attribution("Passage 2 suggests soaking a tea bag (Passage 3).")
+    assert masked.split() == ["soaking", "a", "tea", "bag", "(", ")."]
+
+
 def test_an_attribution_to_a_named_source_is_still_checked() -> None:
     """Only openings that name the context ("the passages", "the article") are left out: "the
     CDC" is a claim about who said it."""

@@ -325,6 +325,8 @@ class SentenceFeatures:
     field_conflicts: list[str] = field(default_factory=list)
     #: the sentence only introduces what follows ("Here is a summary in 80 words:")
     lead_in: bool = False
+    #: the sentence is a courtesy to the reader ("I hope this helps!")
+    courtesy: bool = False
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
@@ -438,13 +440,64 @@ _ATTRIBUTION = re.compile(
 )
 
 
+#: What follows a reference to a passage: a reporting verb ("Passage 2 briefly mentions that")
+#: or the end of a clause ("(Passage 3)", "as found in passage 1."); not "a passage 3 km long".
+_REPORTED = (
+    r"(?:\s+(?:(?:also|further|then|\w+ly)\s+)?(?:states?|stated|suggests?|suggested|"
+    r"mentions?|mentioned|recommends?|discusses|discussed|describes?|described|notes?|noted|"
+    r"explains?|explained|says|said|indicates?|adds?|provides?|lists?|gives?|reports?|"
+    r"advises?|confirms?|shows?|highlights?|emphasi[sz]es|specifies|clarifies|talks about)"
+    r"\b(?:\s+that\b)?|(?=\s*(?:[.,;:)\]!?]|$)))"
+)
+#: A reference to the retrieved text inside a sentence: a numbered or ordinal passage ("Passage 2
+#: suggests", "(passages 1 and 3)", "as mentioned in document 2", "the first passage
+#: discusses"), or an attribution to the passages as a whole ("..., according to the given
+#: passages"). Like an opening attribution it names the context, not a fact; a figure in it
+#: counts passages, not things.
+_REFERENCE = re.compile(
+    r"(?:\b(?:according to|as (?:stated|mentioned|described|noted|shown|explained|suggested|"
+    r"reported|discussed|indicated|outlined) (?:in|by)|(?:stated|mentioned|described|noted|"
+    r"explained|discussed|found|outlined) in|based on|from|in|see|per)\s+)?"
+    r"(?:(?:\bthe|\bthis|\bthat|\bboth)\s+)?"
+    r"(?:\b(?:passages?|documents?|excerpts?|snippets?)\s*\[?\d+\]?"
+    r"(?:\s*(?:,|and|&|or|-|\u2013)\s*\[?\d+\]?)*"
+    r"|\b(?:first|second|third|fourth|fifth|last|final|other|previous|next)\s+"
+    r"(?:passages?|documents?|excerpts?|snippets?)\b"
+    r"|(?<=\s)(?:given|provided|above|retrieved)\s+(?:passages?|context|documents?)\b)"
+    + _REPORTED,
+    re.IGNORECASE,
+)
+#: A sentence that is a courtesy and claims nothing ("I hope this helps!", "Let me know if you
+#: have any other questions.", "Sure, I can help you with that!").
+_COURTESY = re.compile(
+    r"^\W*(?:(?:i\s+)?hope (?:this|that|it|my answer) (?:helps|is helpful|answers|clarifies)"
+    r"|let me know if|(?:please\s+)?feel free to (?:ask|reach|let)|glad to help"
+    r"|(?:sure|certainly|of course|absolutely|great question|good question)\b"
+    r"(?:[,!.]?\s*(?:i can help|i'd be happy|i would be happy|happy to help|here you go)|\W*$))",
+    re.IGNORECASE,
+)
+
+
+def is_courtesy(sentence: str) -> bool:
+    """``sentence`` is a courtesy to the reader ("I hope this helps!"), not a claim."""
+    return bool(_COURTESY.match(sentence))
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
 def mask_attribution(sentence: str) -> str:
-    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`) replaced by spaces of
-    the same length: "Based on the given passages, X" is checked as "X"."""
+    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`) and its references to
+    the retrieved passages (:data:`_REFERENCE`) replaced by spaces of the same length: "Based on
+    the given passages, X" and "X (Passage 2)" are checked as "X". A sentence that would be left
+    with no word at all is kept as it is."""
     m = _ATTRIBUTION.match(sentence)
-    if not m or m.end() == len(sentence):
-        return sentence
-    return " " * m.end() + sentence[m.end() :]
+    masked = sentence
+    if m and m.end() < len(sentence):
+        masked = " " * m.end() + sentence[m.end() :]
+    masked = _REFERENCE.sub(_blank, masked)
+    return masked if any(c.isalnum() for c in masked) else sentence
 
 
 def sentence_features(
@@ -619,6 +672,9 @@ def answer_features(
             continue
         if i < len(sentences) - 1 and is_lead_in(text):
             out.append(SentenceFeatures(checkable=False, lead_in=True))
+            continue
+        if is_courtesy(text):
+            out.append(SentenceFeatures(checkable=False, courtesy=True))
             continue
         feats = sentence_features(index, text, given, domain, width)
         if i == 0 and is_question(text):

@@ -221,6 +221,8 @@ class HeuristicJudge(Judge):
                 reason = "it asks a question instead of stating what the context supports"
             elif feats.lead_in:
                 reason = "nothing to check: it introduces what follows"
+            elif feats.courtesy:
+                reason = "nothing to check: a courtesy to the reader, not a claim"
             elif not feats.checkable:
                 reason = "nothing to check: no content words or figures"
             elif verdict is Verdict.GROUNDED:
