@@ -463,8 +463,7 @@ _REFERENCE = re.compile(
     r"(?:\s*(?:,|and|&|or|-|\u2013)\s*\[?\d+\]?)*"
     r"|\b(?:first|second|third|fourth|fifth|last|final|other|previous|next)\s+"
     r"(?:passages?|documents?|excerpts?|snippets?)\b"
-    r"|(?<=\s)(?:given|provided|above|retrieved)\s+(?:passages?|context|documents?)\b)"
-    + _REPORTED,
+    r"|(?<=\s)(?:given|provided|above|retrieved)\s+(?:passages?|context|documents?)\b)" + _REPORTED,
     re.IGNORECASE,
 )
 #: A sentence that is a courtesy and claims nothing ("I hope this helps!", "Let me know if you
