@@ -89,7 +89,7 @@ class HeuristicJudge(Judge):
     """
 
     name = "heuristic"
-    version = "1.3"
+    version = "1.4"
     default_thresholds = Thresholds(grounded=0.5, not_grounded=0.45)
 
     def __init__(
