@@ -415,7 +415,7 @@ def test_a_figure_written_another_way_is_the_same_figure(task, answer, judge, re
                 reason="known miss: the figure check matches 55 to 'fifty-five', but the QnA "
                 "profile now asks the model over a wider band (0.2-0.8) and the model does not "
                 "read 'fifty-five' as 55 (support 0.19; 0.92 when the claim writes the figure as "
-                "the context does); docs/model_card.md",
+                "the context does: branch figure-surface, not shipped); docs/model_card.md",
             )
         )
     result = verdict(checker_for(judge), PASSENGERS, answer, "What happened?", task)
