@@ -23,7 +23,9 @@ if [ ! -f training/runs/recovered/checkpoint.pt ]; then
     $PY training/recover_checkpoint.py \
         --onnx training/runs/recovered/stage1.onnx --out training/runs/recovered/checkpoint.pt
 fi
-COMMON=(--init training/runs/recovered/checkpoint.pt --in-domain "${DATA_FILES[@]}" --folds 2
+# INIT: the stage-1 weights to start from (default: the recovered shipped stage-1 model)
+INIT=${INIT:-training/runs/recovered/checkpoint.pt}
+COMMON=(--init "$INIT" --in-domain "${DATA_FILES[@]}" --folds 2
         --epochs "$EPOCHS" --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600
         --replay "$REPLAY")
 for fold in $RUNS; do

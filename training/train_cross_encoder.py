@@ -329,6 +329,13 @@ def main() -> int:
     )
     ap.add_argument("--replay", type=float, default=1.0, help="general pairs per in-domain pair")
     ap.add_argument(
+        "--order-seed",
+        type=int,
+        default=None,
+        help="shuffle the training pairs with this seed (the held-out pairs stay those of "
+        "--seed): a further epoch over the same mix in another order",
+    )
+    ap.add_argument(
         "--layers",
         type=int,
         default=None,
@@ -360,6 +367,8 @@ def main() -> int:
     held_out, examples = load_examples(args.seed, args.mix)
     if args.in_domain is not None:
         held_out, examples = in_domain_examples(args, examples)
+    if args.order_seed is not None:
+        random.Random(args.order_seed).shuffle(examples)
     print(f"{len(examples)} training pairs ({args.mix} mix)", flush=True)
     if args.epochs is not None:
         args.steps = args.total_steps = math.ceil(args.epochs * len(examples) / args.batch)
