@@ -132,3 +132,70 @@ def test_heuristic_only_tasks_say_who_decided(tmp_path) -> None:
     result = GroundednessChecker(CrossEncoderJudge(path)).check(["A b c."], "A b c.")
     assert result.judge.name == "cross-encoder"
     assert result.judge.decided_by is not None and result.judge.decided_by.startswith("heuristic")
+
+
+def _request(context: list[str], answer: str, query: str | None, task: str):
+    return GroundednessChecker(HeuristicJudge()).build_request(context, answer, query, task=task)
+
+
+@pytest.mark.parametrize(
+    ("context", "query", "task", "profile"),
+    [
+        # several retrieved passages: the usual RAG answer
+        (
+            ["Mauna Kea is a volcano.", "Its peak is 4,207.3 m high."],
+            "What is it?",
+            "QnA",
+            "QnA:passages",
+        ),
+        # one passage: a knowledge snippet or a dialogue turn's grounding
+        (["Mauna Kea is a volcano. Its peak is 4,207.3 m high."], "What is it?", "QnA", "QnA"),
+        (
+            ['{"name": "Mauna Kea", "height_m": 4207}'],
+            None,
+            "Summarization",
+            "Summarization:record",
+        ),
+        (
+            ["Mauna Kea is a volcano.", "Its peak is 4,207.3 m high."],
+            None,
+            "Summarization",
+            "Summarization:brief",
+        ),
+    ],
+)
+def test_profiles_follow_the_shape_of_the_request(context, query, task, profile) -> None:
+    request = _request(context, "Mauna Kea is a volcano.", query, task)
+    _, _, feats = HeuristicJudge().analyse(request)
+    assert cross_encoder.profile_of(request, feats) == profile
+
+
+def test_a_stack_without_the_passages_profile_judges_them_as_qna(tmp_path) -> None:
+    """Stacks fitted before ``QnA:passages`` existed judge multi-passage QnA as ``QnA``; one
+    that has it judges them by its own stackers."""
+    path = fake_bundle(tmp_path)
+    context = ["Mauna Kea is an inactive volcano.", "Its peak is 4,207.3 m above sea level."]
+    answer = "Mauna Kea is an inactive volcano. It is the tallest mountain in Europe."
+    query = "What is Mauna Kea?"
+
+    def score() -> float:
+        judge = CrossEncoderJudge(path)
+        judge.profiles = {  # keep the model stage out: the model file is a placeholder
+            name: cross_encoder.Profile(p.lexical) for name, p in (judge.profiles or {}).items()
+        }
+        checker = GroundednessChecker(judge, cache_size=0)
+        return checker.check(context, answer, query, task="QnA").score
+
+    meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
+    meta["profiles"]["QnA"]["lexical"]["bias"] = -1.0
+    (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
+    as_qna = score()
+    meta["profiles"]["QnA:passages"] = {
+        "lexical": {**meta["profiles"]["QnA"]["lexical"], "bias": 1.0}
+    }
+    (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
+    own = score()
+    assert as_qna > own  # a higher bias means less grounded
+    del meta["profiles"]["QnA:passages"]
+    (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert score() == as_qna

@@ -72,6 +72,8 @@ STACK_VERSION = "3"
 PREMISE_WIDTH = 3
 #: A summary of at most this many sentences is judged with the ``Summarization:brief`` models.
 BRIEF_SENTENCES = 2
+#: A QnA context of at least this many passages is judged with the ``QnA:passages`` models.
+RETRIEVED_PASSAGES = 2
 _WORDS = re.compile(r"\w+")
 
 
@@ -115,7 +117,10 @@ def profile_of(request: GroundednessRequest, sentences: Sequence[SentenceFeature
     answer: only those that state something count (the checkable ones: a lead-in such as "Here
     is a summary:" or a closing question does not).
 
-    ``QnA``; ``Summarization:record`` when every passage is a JSON record (data-to-text);
+    ``QnA:passages`` when the context holds at least :data:`RETRIEVED_PASSAGES` passages (the
+    usual RAG answer: several retrieved passages, an answer of several sentences drawing on
+    them); ``QnA`` for a single passage (a knowledge snippet, a dialogue turn's grounding);
+    ``Summarization:record`` when every passage is a JSON record (data-to-text);
     ``Summarization:brief`` for a summary of at most :data:`BRIEF_SENTENCES` such sentences
     (a one-line summary or a single claim, where a changed word matters more than a missing
     one); ``Summarization`` otherwise. A profile absent from ``stack.json`` falls back to the
@@ -123,7 +128,7 @@ def profile_of(request: GroundednessRequest, sentences: Sequence[SentenceFeature
     data.)
     """
     if request.task is Task.QNA:
-        return "QnA"
+        return "QnA:passages" if len(request.context) >= RETRIEVED_PASSAGES else "QnA"
     if all(is_record(p) for p in request.context):
         return "Summarization:record"
     if sum(f.checkable for f in sentences) <= BRIEF_SENTENCES:
