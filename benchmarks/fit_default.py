@@ -221,6 +221,16 @@ def main() -> int:
         help="in this profile a hard check (a figure or word the context contradicts) does not "
         "force notGrounded: the stackers weigh it with the other features",
     )
+    ap.add_argument(
+        "--general",
+        action="append",
+        default=[],
+        metavar="TASK",
+        help="fit and choose this task's own profile (e.g. QnA) on every record of the task, "
+        "as the judge's fallback for any request of that task whose shape has no profile of "
+        "its own; records of the task's other profiles (e.g. QnA:passages) are still judged, "
+        "and figured, by their own",
+    )
     ap.add_argument("--only-fold", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--verbose", action="store_true", help="print every band tried")
     ap.add_argument("--write", action="store_true")
@@ -493,8 +503,11 @@ def main() -> int:
     final_p = np.zeros(len(y))
     runs = np.zeros(len(y), int)
     stack: dict[str, dict] = {}
-    for prof in sorted(set(profile)):
-        idx = np.where(profile == prof)[0]
+    task_of = np.array([name.split(":")[0] for name in profile])
+    # a general profile first: the profiles of its task's other shapes overwrite its figures
+    # for their own records
+    for prof in sorted(set(profile), key=lambda name: (name not in args.general, name)):
+        idx = np.where((task_of == prof) if prof in args.general else (profile == prof))[0]
         groups = selection_groups(idx)
 
         def mean_ba(p: np.ndarray, idx: np.ndarray = idx, groups: list = groups) -> float:
