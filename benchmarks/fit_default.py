@@ -3,8 +3,11 @@
     python benchmarks/fit_default.py --model MODEL_DIR [--fold-models DIR0 DIR1] [--write]
 
 Data: ``../shared/data/dev.jsonl`` and ``../shared/data/rag_dev.jsonl``. The judge picks one
-*profile* per request: ``QnA``, ``Summarization``, or ``Summarization:record`` (the context is a
-JSON record, as in data-to-text). Each profile has two stackers (:class:`Stacker`):
+*profile* per request (``cross_encoder.profile_of``): ``QnA:passages`` (several retrieved
+passages), ``QnA``, ``Summarization``, ``Summarization:brief`` or ``Summarization:record`` (the
+context is a JSON record, as in data-to-text). ``--general QnA`` fits the ``QnA`` profile on every
+QnA record, since it judges every QnA shape without a profile of its own. Each profile has two
+stackers (:class:`Stacker`):
 
 1. ``lexical``, over :data:`LEXICAL_FEATURES` (no model run, about a millisecond);
 2. ``model``, over the lexical features and :data:`MODEL_FEATURES` from the cross-encoder run on

@@ -10,7 +10,8 @@ logistic model combines both. Most checks therefore cost about a millisecond, an
 ones a few model runs. The heuristic's hard checks still apply: a figure that contradicts the
 context stays notGrounded whatever the models say.
 
-The fitted models are chosen per *profile* (:func:`profile_of`): QnA, Summarization, and
+The fitted models are chosen per *profile* (:func:`profile_of`): QnA over several retrieved
+passages, QnA over one passage, Summarization (and its one- or two-sentence form), and
 Summarization over JSON records (data-to-text). Every fitted number is in ``stack.json`` beside
 the model, written by ``benchmarks/fit_default.py``.
 
