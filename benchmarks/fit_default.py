@@ -507,6 +507,8 @@ def main() -> int:
     runs = np.zeros(len(y), int)
     stack: dict[str, dict] = {}
     task_of = np.array([name.split(":")[0] for name in profile])
+    if unknown := set(args.general) - set(profile):
+        ap.error(f"--general {sorted(unknown)}: no record has such a profile (e.g. QnA)")
     # a general profile first: the profiles of its task's other shapes overwrite its figures
     # for their own records
     for prof in sorted(set(profile), key=lambda name: (name not in args.general, name)):
