@@ -17,6 +17,10 @@ REPLAY=${REPLAY:-1.0}   # general pairs replayed per in-domain pair
 # DISTIL=e2: distil from (and start from) the 6-layer run rag-fold<k>-e2 of the same fold,
 # the target mixing each label with the teacher's probability; runs named ...-kd
 DISTIL=${DISTIL:-}
+# issue 31: SYNTH=N one-fact edits and rewordings (training/synth_edits.py), RAGTRAIN=N sentence
+# pairs from rag_train.jsonl.gz (summaries, tables); both 0 in the issue-19 recipe
+SYNTH=${SYNTH:-0}
+RAGTRAIN=${RAGTRAIN:-0}
 mkdir -p training/runs/recovered
 if [ ! -f training/runs/recovered/checkpoint.pt ]; then
     git show "$STAGE1:src/ground_integrations/_model/model.onnx" > training/runs/recovered/stage1.onnx
@@ -27,7 +31,7 @@ fi
 INIT=${INIT:-training/runs/recovered/checkpoint.pt}
 COMMON=(--init "$INIT" --in-domain "${DATA_FILES[@]}" --folds 2
         --epochs "$EPOCHS" --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600
-        --replay "$REPLAY")
+        --replay "$REPLAY" --synthetic "$SYNTH" --rag-train "$RAGTRAIN")
 for fold in $RUNS; do
     run=rag-fold$fold; [ "$fold" = -1 ] && run=rag-all
     [ "$EPOCHS" != 1 ] && run=$run-e$EPOCHS

@@ -35,6 +35,9 @@ from transformers import AutoTokenizer, BertForSequenceClassification
 
 ROOT = Path(__file__).resolve().parent
 PAIRS = ROOT.parents[1] / "shared" / "data" / "train" / "pairs.jsonl.gz"
+RAG_TRAIN = ROOT.parents[1] / "shared" / "data" / "rag_train" / "rag_train.jsonl.gz"
+#: one-fact edits and rewordings of the held-out fold (filled by --synthetic), scored at the end
+SYNTH_HELD: list[tuple[str, str, int, str]] = []
 NEGATIONS = [
     (" is ", " is not "),
     (" was ", " was not "),
@@ -172,7 +175,14 @@ def load_examples(seed: int, mix: str = "basic") -> tuple[list[tuple[str, str, i
 def in_domain_examples(args: argparse.Namespace, general: list) -> tuple[list, list]:
     """(held-out in-domain pairs of the left-out fold, training pairs): every in-domain pair of
     the other folds (unsupported ones ``--oversample`` times) plus replayed general pairs."""
-    from rag_data import fold_of, load_records, sentence_pairs, span_labelled
+    from rag_data import (
+        fold_of,
+        load_records,
+        rag_train_pairs,
+        sentence_pairs,
+        span_labelled,
+        synthetic_pairs,
+    )
 
     from ground_integrations.judges.cross_encoder import run_time_premises
 
@@ -183,6 +193,29 @@ def in_domain_examples(args: argparse.Namespace, general: list) -> tuple[list, l
     held = sentence_pairs(test_recs, run_time_premises) if test_recs else []
     rng = random.Random(args.seed + 7)
     domain = [p for p in pairs for _ in range(args.oversample if p[2] == 0 else 1)]
+    extra: list[tuple[str, str, int]] = []
+    rag_train: list[dict] = []
+    if args.rag_train or args.synthetic:
+        with gzip.open(RAG_TRAIN, "rt", encoding="utf-8") as fh:
+            rag_train = [json.loads(line) for line in fh if line.strip()]
+    if args.rag_train:
+        natural = rag_train_pairs(rag_train, run_time_premises, args.rag_train, args.seed + 11)
+        print(f"rag_train: {len(natural)} pairs ({sum(y == 0 for _, _, y in natural)} unsupported)")
+        extra += natural
+    if args.synthetic:
+        # edits of the training fold's answers and contexts and of rag_train's news articles;
+        # the held-out fold's own edits are scored at the end, per category
+        news = [r for r in rag_train if r["dataset"] != "tabfact"]
+        sources = train_recs + random.Random(args.seed + 12).sample(news, min(len(news), 3000))
+        synth = synthetic_pairs(sources, run_time_premises, args.synthetic, args.seed + 13)
+        counts: dict[str, int] = {}
+        for *_, cat in synth:
+            counts[cat] = counts.get(cat, 0) + 1
+        print(f"synthetic: {len(synth)} pairs: {dict(sorted(counts.items()))}", flush=True)
+        extra += [(p, c, y) for p, c, y, _ in synth]
+        if test_recs:
+            SYNTH_HELD.extend(synthetic_pairs(test_recs, run_time_premises, 1500, args.seed + 14))
+    domain += extra
     replay = rng.sample(general, min(len(general), int(len(domain) * args.replay)))
     mixed = domain + replay
     rng.shuffle(mixed)
@@ -329,6 +362,20 @@ def main() -> int:
     )
     ap.add_argument("--replay", type=float, default=1.0, help="general pairs per in-domain pair")
     ap.add_argument(
+        "--rag-train",
+        type=int,
+        default=0,
+        help="with --in-domain: this many sentence pairs from rag_train.jsonl.gz (summaries and "
+        "table statements, split evenly between its datasets)",
+    )
+    ap.add_argument(
+        "--synthetic",
+        type=int,
+        default=0,
+        help="with --in-domain: this many one-fact edits and faithful rewordings "
+        "(training/synth_edits.py) of the training fold's and rag_train's supported sentences",
+    )
+    ap.add_argument(
         "--order-seed",
         type=int,
         default=None,
@@ -460,6 +507,24 @@ def main() -> int:
         wins = sum((a < b) + 0.5 * (a == b) for a in pos for b in neg)
         auroc = wins / max(1, len(pos) * len(neg))
         print(f"held-out in-domain sentences: AUROC for unsupported {auroc:.3f}", flush=True)
+    if SYNTH_HELD:
+        with torch.inference_mode():
+            logits = []
+            for i in range(0, len(SYNTH_HELD), 64):
+                batch = [(p, c, y) for p, c, y, _ in SYNTH_HELD[i : i + 64]]
+                logits.extend(model(**encode(batch)).logits.squeeze(-1).tolist())
+        per: dict[str, list[int]] = {}
+        for x, (_, _, y, cat) in zip(logits, SYNTH_HELD):
+            per.setdefault(f"{'edit' if y == 0 else 'keep'}:{cat}", []).append(int((x > 0) == y))
+        flagged = [ok for k, v in per.items() if k.startswith("edit") for ok in v]
+        kept = [ok for k, v in per.items() if k.startswith("keep") for ok in v]
+        print(
+            f"held-out synthetic: edits flagged {sum(flagged) / max(1, len(flagged)):.3f} "
+            f"({len(flagged)}), rewordings kept {sum(kept) / max(1, len(kept)):.3f} ({len(kept)})",
+            flush=True,
+        )
+        for k in sorted(per):
+            print(f"  {k}: {sum(per[k]) / len(per[k]):.3f} of {len(per[k])}", flush=True)
     model.save_pretrained(run / "final")
     tokenizer.save_pretrained(run / "final")
     return 0
