@@ -1,4 +1,4 @@
-"""One-fact edits and faithful rewordings of supported sentences: training pairs with labels for free.
+"""One-fact edits and faithful rewordings of supported sentences: labelled pairs for free.
 
 The default judge has to tell a sentence that changes one fact of its context (a negation, swapped
 roles, a comparative or ordinal reversed, another unit or scale word, a stronger quantifier or
@@ -100,7 +100,7 @@ _NEVER = re.compile(r"\b(is|was|are|were|has|have|had|still|always)\b", re.IGNOR
 
 
 def never(text: str, rng: random.Random) -> tuple[str, int, int] | None:
-    """ "was" -> "was never", "is" -> "is no longer", "still" -> "no longer", "always" -> "never"."""
+    """Never or no longer: "was" -> "was never", "is" -> "is no longer", "always" -> "never"."""
     m = _pick(rng, list(_NEVER.finditer(text)))
     if m is None:
         return None
@@ -648,7 +648,7 @@ _PASSIVE_VERBS = (
 _IRREGULAR = {"beat": "beaten", "sold": "sold", "bought": "bought", "built": "built"}
 _ACTIVE = re.compile(
     r"^(?P<a>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3}) (?P<v>"
-    + "|".join(_PASSIVE_VERBS + ["beat"])
+    + "|".join([*_PASSIVE_VERBS, "beat"])
     + r") (?P<b>(?:the )?[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3})(?P<rest>[ ,.;].*|)$"
 )
 
@@ -759,7 +759,8 @@ def drop_clause(text: str, rng: random.Random) -> tuple[str, int, int] | None:
 
 
 _FRONTED = re.compile(
-    r"^(?P<p>(?:In|On|During|After|Before|By|Since|At) [^,]{2,40}), (?P<s>[a-z]?[A-Za-z].*?)(?P<e>[.!]?)$"
+    r"^(?P<p>(?:In|On|During|After|Before|By|Since|At) [^,]{2,40}), "
+    r"(?P<s>[a-z]?[A-Za-z].*?)(?P<e>[.!]?)$"
 )
 
 
