@@ -66,17 +66,21 @@ def padded_support(judge: CrossEncoderJudge, pairs: list[tuple[str, str]]) -> li
 
 
 def model_supports(
-    records: list[dict], model_dir: Path, tag: str, legacy: bool = False
+    records: list[dict],
+    model_dir: Path,
+    tag: str,
+    legacy: bool = False,
+    specs: tuple[tuple[int, int], ...] = SPECS,
 ) -> list[list[dict]]:
     """For each record, for each checked sentence, the model's best support per window spec
-    (keys ``"3x1"``, ``"1x3"``). ``legacy``: each sentence's windows in one padded batch, as
+    (keys ``"3x1"``, ``"1x3"``; ``specs`` picks which). ``legacy``: each sentence's windows in one padded batch, as
     the judge ran them until one pair per run became the default (see :func:`padded_support`).
 
     The cache is keyed by each sentence's pairs (its windows and its text), so a change in
     which sentences are checked or which windows are chosen recomputes only what changed."""
     digest = hashlib.sha1((model_dir / "model.onnx").read_bytes()).hexdigest()[:12]
     salt = f"legacy-{SUPPORT_VERSION}" if legacy else SUPPORT_VERSION
-    key = hashlib.sha1(f"{digest}:{tag}:{SPECS}:{salt}".encode()).hexdigest()[:16]
+    key = hashlib.sha1(f"{digest}:{tag}:{specs}:{salt}".encode()).hexdigest()[:16]
     path = CACHE / f"sentences-{tag}-{key}.json"
     cache: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
     out: list[list[dict]] = []
@@ -96,7 +100,7 @@ def model_supports(
             for span in (s for s, f in zip(spans, feats) if f.checkable):
                 pairs: list[tuple[str, str]] = []
                 owners: list[str] = []
-                for width, count in SPECS:
+                for width, count in specs:
                     for window in top_windows(index, span.text, count, width) or [""]:
                         pairs.append((window, span.text))
                         owners.append(f"{width}x{count}")

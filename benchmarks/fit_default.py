@@ -260,8 +260,17 @@ def main() -> int:
         help="score each sentence's windows in one padded batch, as the judge did until one "
         "pair per run became the default (to measure that behaviour)",
     )
+    ap.add_argument(
+        "--specs",
+        default="3x1,1x3",
+        help="the window specs the model scores (comma-separated, e.g. 3x1 alone: one pair "
+        "per sentence, a quarter of the model runs when every sentence is scored)",
+    )
     args = ap.parse_args()
     from rag_data import fold_of, span_labelled
+
+    specs = tuple(tuple(int(x) for x in spec.split("x")) for spec in args.specs.split(","))
+    window_sets = [ws for ws in WINDOW_SETS if all(w in args.specs.split(",") for w in ws)]
 
     dev, rag = load(DATA / "dev.jsonl"), load(DATA / "rag_dev.jsonl")
     if args.only_fold is not None:  # a preview while the other fold's model trains
@@ -276,7 +285,7 @@ def main() -> int:
     in_folds = {id(r) for r in span_labelled(dev)} if args.fold_dev else set()
     by_record: dict[int, list] = {}
     rest = [r for r in dev if id(r) not in in_folds]
-    by_record.update(zip(map(id, rest), model_supports(rest, args.model, "dev", legacy)))
+    by_record.update(zip(map(id, rest), model_supports(rest, args.model, "dev", legacy, specs)))
     if args.fold_models:
         # each record is scored by the model that did not train on its fold
         scored = [r for r in records if id(r) not in by_record]
@@ -284,10 +293,10 @@ def main() -> int:
             part = [r for r in scored if fold_of(r, 2) == k]
             if part:
                 by_record.update(
-                    zip(map(id, part), model_supports(part, m, f"rag-fold{k}", legacy))
+                    zip(map(id, part), model_supports(part, m, f"rag-fold{k}", legacy, specs))
                 )
     else:
-        by_record.update(zip(map(id, rag), model_supports(rag, args.model, "rag", legacy)))
+        by_record.update(zip(map(id, rag), model_supports(rag, args.model, "rag", legacy, specs)))
     support = [by_record[id(r)] for r in records]
     print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")
     y = np.array([int(r["label"] == "notGrounded") for r in records])
@@ -531,7 +540,7 @@ def main() -> int:
         lex = oof(L, idx)
         print(f"\n== profile {prof}: {len(idx)} records, groups {', '.join(groups)}")
         table = {}
-        for k, ws in ((k, ws) for k in SENTENCES for ws in WINDOW_SETS):
+        for k, ws in ((k, ws) for k in SENTENCES for ws in window_sets):
             M = model_part(k, ws)
             full = oof(np.hstack([L, M]), idx)
             for lo, hi in BANDS:
@@ -637,6 +646,21 @@ def main() -> int:
             f"{g:34s} {sel.sum():5d} {ba:8.3f} {fixed:9.3f} {best:9.3f} {ba - best:+7.3f} "
             f"{f1} {runs[sel].mean():6.2f}"
         )
+    # the natural label mix of rag_dev (RAGTruth as its LLMs answered): what a user sees
+    sel = np.array([r in rag for r in records]) if rag else np.zeros(len(y), bool)
+    if sel.any():
+        tp = int((final_pred & (y == 1) & sel).sum())
+        fp = int((final_pred & (y == 0) & sel).sum())
+        fn = int((~final_pred & (y == 1) & sel).sum())
+        f1 = 2 * tp / max(1, 2 * tp + fp + fn)
+        flagged = fp / max(1, int(((y == 0) & sel).sum()))
+        passed = fn / max(1, int(((y == 1) & sel).sum()))
+        print(
+            f"\nrag_dev natural mix ({int(sel.sum())} answers, {int((y[sel] == 1).sum())} "
+            f"hallucinated): response-level F1 (hallucinated) {f1:.3f}, correct answers flagged "
+            f"{flagged:.1%}, hallucinated answers passed {passed:.1%}"
+        )
+        summary["rag_dev:natural"] = {"f1": f1, "flagged": flagged, "passed": passed}
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary, indent=1) + "\n")
     if args.predictions:
