@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ground_integrations import GroundednessChecker, HeuristicJudge
+from ground_integrations.judges import CrossEncoderJudge, Judge
 
 DATA = Path(__file__).resolve().parent / "data" / "one_fact_edits.jsonl"
 TASKS = ("QnA", "Summarization")
@@ -123,10 +124,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", choices=("default", "heuristic"), default="default")
     parser.add_argument("--data", default=str(DATA), help="the JSONL set (default: %(default)s)")
     parser.add_argument("--out", help="also write the report to this file")
+    parser.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        help="the default judge with this model directory (model.onnx, tokenizer.json, "
+        "stack.json) instead of the bundled one: a candidate before it ships",
+    )
     args = parser.parse_args(argv)
 
     items = load(args.data)
-    judge = HeuristicJudge() if args.judge == "heuristic" else None
+    judge: Judge | None = HeuristicJudge() if args.judge == "heuristic" else None
+    if args.model is not None and judge is None:
+        judge = CrossEncoderJudge(args.model)
     checker = GroundednessChecker(judge, cache_size=0)
     info = checker.judge.info
     edits = sum(i["kind"] == "edit" for i in items)
