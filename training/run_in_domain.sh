@@ -21,6 +21,9 @@ DISTIL=${DISTIL:-}
 # pairs from rag_train.jsonl.gz (summaries, tables); both 0 in the issue-19 recipe
 SYNTH=${SYNTH:-0}
 RAGTRAIN=${RAGTRAIN:-0}
+# torch threads: 1 is faster than 2 when anything else runs on a 2-core machine (the second
+# thread waits for the first at every barrier); the issue-19 runs used 2 on an idle machine
+THREADS=${THREADS:-2}
 mkdir -p training/runs/recovered
 if [ ! -f training/runs/recovered/checkpoint.pt ]; then
     git show "$STAGE1:src/ground_integrations/_model/model.onnx" > training/runs/recovered/stage1.onnx
@@ -31,7 +34,7 @@ fi
 INIT=${INIT:-training/runs/recovered/checkpoint.pt}
 COMMON=(--init "$INIT" --in-domain "${DATA_FILES[@]}" --folds 2
         --epochs "$EPOCHS" --lr 2e-5 --warmup 50 --max-length 128 --seed 13 --minutes 600
-        --replay "$REPLAY" --synthetic "$SYNTH" --rag-train "$RAGTRAIN")
+        --replay "$REPLAY" --synthetic "$SYNTH" --rag-train "$RAGTRAIN" --threads "$THREADS")
 for fold in $RUNS; do
     run=rag-fold$fold; [ "$fold" = -1 ] && run=rag-all
     [ "$EPOCHS" != 1 ] && run=$run-e$EPOCHS
