@@ -17,7 +17,7 @@ def test_check_text_output_shows_verdict_span_and_reason(capsys) -> None:
     out = capsys.readouterr().out
     assert code == 0
     assert out.splitlines()[0] == "notGrounded"
-    assert '"Mauna Kea is 5,207.3 meters tall."' in out
+    assert '- "5,207.3 meters tall" contradicted [codePoint 13+19' in out  # the words at fault
     assert "reason:" in out and "4,207.3" in out
 
 
@@ -111,7 +111,7 @@ def _records() -> list[dict]:
             "id": "a",
             "answer": "Mauna Kea is 5,207.3 meters tall.",
             "label": "notGrounded",
-            "spans": [{"start": 0, "end": 33}],
+            "spans": [{"start": 13, "end": 32}],  # "5,207.3 meters tall"
         },
         {
             **base,

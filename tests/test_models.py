@@ -21,10 +21,12 @@ def test_azure_shape_uses_exact_field_names(result) -> None:
     assert set(out) == {"ungroundedDetected", "ungroundedPercentage", "ungroundedDetails"}
     assert out["ungroundedDetected"] is True
     detail = out["ungroundedDetails"][0]
-    assert set(detail) == {"text", "offset", "length", "reason"}
+    assert set(detail) == {"text", "offset", "length", "reason", "kind"}
     assert set(detail["offset"]) == {"utf8", "utf16", "codePoint"}
-    assert detail["text"] == "It is 5,207.3 meters tall."
-    assert detail["offset"]["codePoint"] == result.answer.index("It is")
+    # the span is the words at fault, not the sentence; the context gives another height
+    assert detail["text"] == "5,207.3 meters tall"
+    assert detail["offset"]["codePoint"] == result.answer.index("5,207.3")
+    assert detail["kind"] == "contradicted"
     assert 0 < out["ungroundedPercentage"] < 1
     assert "5,207.3" in detail["reason"] and "4,207.3" in detail["reason"]
     assert "confidenceScore" in result.to_azure(include_confidence=True)

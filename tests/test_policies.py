@@ -96,7 +96,9 @@ def test_enforce_fallback_message_and_annotate(checker) -> None:
     assert out.answer == "I can't answer that from the sources."
     annotated = enforce(checker, context=[MAUNA_KEA], answer=BAD, policy=Policy.annotate())
     assert annotated.answer == BAD and annotated.result.verdict is Verdict.NOT_GROUNDED
-    assert mark_ungrounded(BAD, annotated.result) == f"[unsupported: {BAD}]"
+    assert (
+        mark_ungrounded(BAD, annotated.result) == "Mauna Kea is [unsupported: 5,207.3 meters tall]."
+    )
 
 
 def test_enforce_on_judge_failure_fails_closed_or_open() -> None:

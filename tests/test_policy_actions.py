@@ -168,9 +168,11 @@ def test_new_actions_cannot_be_on_exhausted_and_min_kept_is_validated() -> None:
 def test_judge_correction_splices_span_corrections() -> None:
     checker = GroundednessChecker(HeuristicJudge())
     result = checker.check([MAUNA_KEA], ANSWER)
-    detail = result.ungrounded_details[0].model_copy(update={"correction": "Fixed."})
+    # the span is the figure at fault, so its correction replaces only that
+    detail = result.ungrounded_details[0].model_copy(update={"correction": "4,207.3 m"})
+    assert result.ungrounded_details[0].text == "5,207.3 m"
     spliced = judge_correction(result.model_copy(update={"ungrounded_details": [detail]}))
-    assert spliced == f"{GOOD_1} Fixed. {GOOD_2}"
+    assert spliced == f"{GOOD_1} {BAD.replace('5,207.3', '4,207.3')} {GOOD_2}"
     assert judge_correction(result) is None
 
 

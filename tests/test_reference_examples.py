@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ground_integrations import GroundednessChecker, Verdict
+from ground_integrations import GroundednessChecker, UngroundedKind, Verdict
 from ground_integrations.judges import HeuristicJudge
 
 from .conftest import MAUNA_KEA
@@ -138,7 +138,9 @@ def test_a_word_swapped_for_its_opposite_is_flagged_and_named(
     result = verdict(default_checker, context, answer, query, task, shape)
     assert result.verdict is Verdict.NOT_GROUNDED
     detail = result.ungrounded_details[0]
-    assert detail.text == answer
+    # the span is the swapped word, and the context contradicts it
+    assert detail.text.lower() == word.lower()
+    assert detail.kind is UngroundedKind.CONTRADICTED
     assert f"'{word.lower()}'" in detail.reason.lower()
 
 
@@ -275,7 +277,10 @@ def test_a_lead_in_is_not_checked_but_what_it_introduces_is(task, lead_in, judge
     assert intro.reason == "Nothing to check: it introduces what follows"
     wrong = verdict(checker, MAUNA_KEA, f"{lead_in}\n\nIts peak is 4,900 m high.", query, task)
     assert wrong.verdict is Verdict.NOT_GROUNDED
-    assert [d.text for d in wrong.ungrounded_details] == ["Its peak is 4,900 m high."]
+    flagged = [s.text for s in wrong.sentences if s.verdict is not Verdict.GROUNDED]
+    assert flagged == ["Its peak is 4,900 m high."]
+    # the words at fault ("high" too in Summarization, where the query does not give it)
+    assert [d.text for d in wrong.ungrounded_details] in (["4,900 m"], ["4,900 m high"])
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -492,3 +497,168 @@ def test_a_count_that_opens_a_context_sentence_is_a_figure(default_checker) -> N
     answer = "15 passengers were examined by medical personnel at Buffalo airport."
     result = verdict(default_checker, context, answer, "What happened?", "Summarization")
     assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+
+
+# A figure is its number with its scale and unit: "4 billion" is not "4 million", "40 gallons"
+# is not "40 litres", "$5M" is "$5 million". A number in a list item or in brackets is a figure
+# unless it is a citation of a passage.
+DOSE = "The recommended dose is 20 mg per day."
+SCALE_OR_UNIT_CHANGED = [
+    # (context, answer, the figure as the answer writes it, as the context writes it)
+    (
+        "The company reported revenue of 4 million euros in 2023.",
+        "The company reported revenue of 4 billion euros in 2023.",
+        "4 billion euros",
+        "4 million euros",
+    ),
+    (
+        "The company raised $5 million in its first funding round.",
+        "The company raised $5 billion in its first funding round.",
+        "$5 billion",
+        "$5 million",
+    ),
+    (
+        "The city has 4,012,550 residents.",
+        "The city has 4 billion residents.",
+        "4 billion",
+        "4,012,550",
+    ),
+    (
+        "The tank holds 40 litres of water.",
+        "The tank holds 40 gallons of water.",
+        "40 gallons",
+        "40 litres",
+    ),
+    ("The tower is 330 m tall.", "The tower is 330 feet tall.", "330 feet", "330 m"),
+    ("The parcel weighs 5 kg.", "The parcel weighs 5 lb.", "5 lb", "5 kg"),
+    ("The water was heated to 40 °C.", "The water was heated to 40 °F.", "40 °F", "40 °C"),
+    (
+        "Unemployment fell by 2 percentage points last year.",
+        "Unemployment fell by 2% last year.",
+        "2%",
+        "2 percentage points",
+    ),
+    ("A ticket to the museum costs €5.", "A ticket to the museum costs $5.", "$5", "€5"),
+    ("The trial lasted 3 weeks.", "The trial lasted 3 months.", "3 months", "3 weeks"),
+    # a number alone on its line under a heading is the item itself, not a list marker
+    (DOSE, "Recommended dose (mg):\n40.", "40", "20"),
+    (DOSE, "Recommended dose (mg):\n40. \n", "40", "20"),
+    # a bracketed number that cites no passage, or that stands before a unit, is a figure
+    (DOSE, "The recommended dose is [40] mg per day.", "40", "20"),
+    (DOSE, "The recommended dose is [2] mg per day.", "2", "20"),
+]
+SAME_FIGURE_OTHER_FORM = [
+    (
+        "The company reported revenue of 4,000,000 euros in 2023.",
+        "The company reported revenue of 4 million euros in 2023.",
+    ),
+    (
+        "The company reported revenue of 4,000,000 euros in 2023.",
+        "The company reported revenue of 4m euros in 2023.",
+    ),
+    (
+        "The company reported revenue of 4 million euros in 2023.",
+        "The company reported revenue of €4m in 2023.",
+    ),
+    (
+        "The company raised $5 million in its first funding round.",
+        "The company raised $5M in its first funding round.",
+    ),
+    (
+        "The company raised $4.2 billion in its first funding round.",
+        "The company raised $4.2bn in its first funding round.",
+    ),
+    ("The city has 4,012,550 residents.", "The city has about 4 million residents."),
+    ("The tank holds 40 litres of water.", "The tank holds 40 L of water."),
+    ("The tower is 330 m tall.", "The tower is 330 metres tall."),
+    ("The trial lasted 3 weeks.", "The trial lasted three weeks."),
+    ("Unemployment fell by 2 per cent last year.", "Unemployment fell by 2% last year."),
+    ("A ticket to the museum costs £5.", "A ticket to the museum costs 5 pounds."),
+    # an enumerator that opens a list item with text after it is a list marker, not a figure
+    (DOSE, "Recommended dose:\n1. 20 mg per day."),
+]
+#: (answer, task, shape) the default judge still gets wrong although the figure check agrees
+FIGURE_FORM_MISSES = {
+    ("The city has about 4 million residents.", "QnA", "one passage"): (
+        "known miss: the figure check reads 'about 4 million' as 4,012,550 rounded, but in QnA "
+        "over one passage the lexical stage (word pairs) and the model (support 0.41) do not; "
+        "grounded in Summarization and among retrieved passages"
+    ),
+    ("A ticket to the museum costs 5 pounds.", "QnA", "one passage"): (
+        "known miss: the figure check reads '5 pounds' as '£5', but in QnA over one passage "
+        "'pounds' is a word the context lacks and the model's support is 0.04; grounded in "
+        "Summarization and among retrieved passages"
+    ),
+}
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(("context", "answer", "figure", "given"), SCALE_OR_UNIT_CHANGED)
+def test_a_figure_with_another_scale_or_unit_is_flagged_and_named(
+    task, shape, judge, context, answer, figure, given
+) -> None:
+    result = verdict(checker_for(judge), context, answer, "What does it say?", task, shape)
+    assert result.verdict is Verdict.NOT_GROUNDED
+    reason = result.ungrounded_details[0].reason.lower()
+    assert f"the figure {figure} does not appear".lower() in reason, reason
+    assert f"(it gives {given})".lower() in reason, reason
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(("context", "answer"), SAME_FIGURE_OTHER_FORM)
+def test_a_figure_with_its_scale_or_unit_written_another_way_is_grounded(
+    request, task, shape, judge, context, answer
+) -> None:
+    if judge == "default" and (answer, task, shape) in FIGURE_FORM_MISSES:
+        reason = FIGURE_FORM_MISSES[(answer, task, shape)]
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+    result = verdict(checker_for(judge), context, answer, "What does it say?", task, shape)
+    assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+def test_a_bracketed_number_is_a_citation_only_when_it_cites_a_passage(task, judge) -> None:
+    """ "[2]" after a claim cites the second passage when there is one; with one passage it
+    cites nothing, and is a figure the context must hold."""
+    checker = checker_for(judge)
+    answer = "The recommended dose is 20 mg per day [2]."
+    cited = verdict(checker, DOSE, answer, "What is the dose?", task, "retrieved passages")
+    assert cited.verdict is Verdict.GROUNDED, [s.reason for s in cited.sentences]
+    dangling = verdict(checker, DOSE, answer, "What is the dose?", task, "one passage")
+    assert dangling.verdict is Verdict.NOT_GROUNDED
+    assert "the figure 2 does not appear" in dangling.ungrounded_details[0].reason.lower()
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        ("The tower is 1,083 ft tall.", "The tower is 330 m tall."),
+        ("The tower is 330 m tall.", "The tower is 1,083 feet tall."),
+        ("The water was heated to 40 °C.", "The water was heated to 104 °F."),
+        ("Give 0.5 g of the drug daily.", "Give 500 mg of the drug daily."),
+    ],
+)
+def test_a_converted_figure_is_no_figure_contradiction(task, context, answer) -> None:
+    """The same amount in another unit is not a changed figure (the words may still count
+    against it); in the Medical domain figures stay exact."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    for domain, flagged in (("Generic", False), ("Medical", True)):
+        request = checker.build_request([context], answer, "What is it?", task=task, domain=domain)
+        _, _, feats = checker.judge.analyse(request)
+        assert feats[0].figure_mismatch is flagged, (domain, feats[0].reasons)
+
+
+def test_a_hedged_scaled_figure_is_exact_in_the_medical_domain() -> None:
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    context = ["The trial enrolled 4,012,550 patients."]
+    answer = "The trial enrolled about 4 million patients."
+    assert checker.check(context, answer).verdict is Verdict.GROUNDED
+    medical = checker.check(context, answer, domain="Medical")
+    assert medical.verdict is Verdict.NOT_GROUNDED
+    assert "the figure 4 million does not appear" in medical.ungrounded_details[0].reason.lower()

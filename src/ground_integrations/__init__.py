@@ -53,6 +53,7 @@ from .models import (
     SentenceJudgement,
     Task,
     UngroundedDetail,
+    UngroundedKind,
     Verdict,
 )
 from .policies import (
@@ -118,6 +119,7 @@ __all__ = [
     "Thresholds",
     "UngroundedAnswerError",
     "UngroundedDetail",
+    "UngroundedKind",
     "Verdict",
     "__version__",
     "aenforce",

@@ -9,6 +9,7 @@ contain. Plain regular expressions; no other import.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 __all__ = ["DEFAULT_CITATION_PATTERN", "marker_spans", "mask_markers"]
 
@@ -81,11 +82,15 @@ _LABELLED_PAREN = re.compile(
 )
 
 
-def mask_markers(text: str) -> str:
+def mask_markers(text: str, keep: Callable[[str, int, int], bool] | None = None) -> str:
     """``text`` with each citation marker, and each labelled reference in parentheses
     ("(Passage 1)"), replaced by spaces of the same length, so offsets into the masked text are
-    offsets into ``text``."""
-    spans = marker_spans(text) + (_spans(_LABELLED_PAREN, text) if "(" in text else [])
+    offsets into ``text``. A bracket marker for which ``keep(text, start, end)`` is true stays
+    as it is (the judges keep "[40] mg", which cites no passage, as a figure)."""
+    spans = marker_spans(text)
+    if keep is not None:
+        spans = [(start, end) for start, end in spans if not keep(text, start, end)]
+    spans += _spans(_LABELLED_PAREN, text) if "(" in text else []
     if not spans:
         return text
     out = list(text)

@@ -33,6 +33,7 @@ from .models import (
     SentenceJudgement,
     Task,
     UngroundedDetail,
+    UngroundedKind,
     Verdict,
 )
 from .text import split_sentences
@@ -257,7 +258,7 @@ class GroundednessChecker:
             ``ground calibrate``; ``CalibratedThresholds.load(path)``) picks the cut per
             request's task and domain, and must have been calibrated for this judge.
         limits: size limits that raise :class:`InputTooLongError`. By default the judge's own
-            (``judge.limits``, e.g. Azure's) or else ``DEFAULT_LIMITS`` (500,000 characters of
+            (``judge.limits``, e.g. Azure's) or else ``DEFAULT_LIMITS`` (200,000 characters of
             context, 20,000 of answer, 10,000 of query); pass ``Limits(...)`` to raise them or
             ``None`` to check any size.
         chunk_chars: context larger than this is judged in overlapping chunks and a sentence is
@@ -519,11 +520,19 @@ class GroundednessChecker:
             verdict = judgement.verdict  # a judge that labels itself has the last word
         details = list(judgement.ungrounded_details)
         if not details:
-            details = [
-                UngroundedDetail.from_span(request.answer, s.start, s.end, s.reason or None)
-                for s in sentences
-                if s.verdict is not Verdict.GROUNDED
-            ]
+            # each flagged sentence: the spans its judge narrowed it to, else the whole sentence
+            for s in sentences:
+                if s.verdict is Verdict.GROUNDED:
+                    continue
+                details += s.ungrounded_details or [
+                    UngroundedDetail.from_span(
+                        request.answer,
+                        s.start,
+                        s.end,
+                        s.reason or None,
+                        s.kind or UngroundedKind.UNSUPPORTED,
+                    )
+                ]
         flagged = sum(d.length.code_point for d in details)
         confidence = judgement.confidence
         if confidence is None:

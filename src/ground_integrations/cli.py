@@ -91,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
         "--azure-limits",
         action="store_true",
         help="enforce Azure's limits (55,000 chars of context, 7,500 of answer/query) instead "
-        "of the defaults (500,000 of context, 20,000 of answer, 10,000 of query)",
+        "of the defaults (200,000 of context, 20,000 of answer, 10,000 of query)",
     )
     check.add_argument(
         "--exit-code", action="store_true", help="exit 1 on notGrounded and 3 on notSure"
@@ -371,7 +371,7 @@ def _print_text(result: GroundednessResult) -> None:
     )
     for d in result.ungrounded_details:
         print(
-            f'- "{d.text}" [codePoint {d.offset.code_point}+{d.length.code_point}, '
+            f'- "{d.text}" {d.kind.value} [codePoint {d.offset.code_point}+{d.length.code_point}, '
             f"utf8 {d.offset.utf8}+{d.length.utf8}, utf16 {d.offset.utf16}+{d.length.utf16}]"
         )
         if d.reason:

@@ -197,6 +197,7 @@ def record_outcome(
                 "start": d.offset.code_point,
                 "end": d.offset.code_point + d.length.code_point,
                 **({"reason": d.reason} if d.reason else {}),
+                "kind": d.kind.value,
             }
             for d in result.ungrounded_details
         ],

@@ -34,6 +34,7 @@ __all__ = [
     "SentenceJudgement",
     "Task",
     "UngroundedDetail",
+    "UngroundedKind",
     "Verdict",
     "configuration_error",
 ]
@@ -88,10 +89,12 @@ class Limits:
                 )
 
 
-#: The default bound on one check. Checking cost grows with answer x context, so a request
-#: beyond these sizes is refused rather than left to run for minutes; raise them by passing
-#: ``limits=Limits(...)`` (or ``limits=None`` for no bound) to the checker.
-DEFAULT_LIMITS = Limits(max_context_chars=500_000, max_answer_chars=20_000, max_query_chars=10_000)
+#: The default bound on one check: within these sizes a check by the default judge finishes
+#: within 2 s on one thread, its model run on its whole pair budget included (checking time grows
+#: linearly with the answer and the context; ``benchmarks/bench_scaling.py`` measures both). A
+#: request beyond them is refused; raise them by passing ``limits=Limits(...)`` (or
+#: ``limits=None`` for no bound) to the checker.
+DEFAULT_LIMITS = Limits(max_context_chars=200_000, max_answer_chars=20_000, max_query_chars=10_000)
 
 #: The limits of Azure's detectGroundedness: 55,000 characters of sources, 7,500 of text and query.
 AZURE_LIMITS = Limits(max_context_chars=55_000, max_answer_chars=7_500, max_query_chars=7_500)
@@ -126,6 +129,35 @@ class Domain(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+class UngroundedKind(str, Enum):
+    """Why a span is ungrounded: the context says otherwise (``contradicted``: a changed figure,
+    an opposite, a flipped negation) or says nothing about it (``unsupported``: added content).
+    Users act differently on the two: a contradiction is wrong, an addition may only be unsourced.
+    """
+
+    CONTRADICTED = "contradicted"
+    UNSUPPORTED = "unsupported"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def phrase(self) -> str:
+        """What a statement of this kind does: ``"contradicts the context"`` or ``"is not
+        supported by the context"``."""
+        if self is UngroundedKind.CONTRADICTED:
+            return "contradicts the context"
+        return "is not supported by the context"
+
+    @property
+    def label(self) -> str:
+        """A span's label in a reason: ``"Contradicted by the context"`` or ``"Not supported by
+        the context"``."""
+        if self is UngroundedKind.CONTRADICTED:
+            return "Contradicted by the context"
+        return "Not supported by the context"
 
 
 class _Model(BaseModel):
@@ -168,8 +200,46 @@ class Evidence(_Model):
     score: float = Field(ge=0.0, le=1.0, description="How much of the sentence it covers.")
 
 
+class UngroundedDetail(_Model):
+    """An ungrounded span of the answer (Azure's ``UngroundednessDetails``), and whether the
+    context contradicts it or merely does not support it (``kind``, an extra field)."""
+
+    text: str
+    offset: IndexDetails
+    length: IndexDetails
+    reason: str | None = None
+    correction: str | None = Field(None, description="A corrected text, when the judge gives one.")
+    kind: UngroundedKind = Field(
+        UngroundedKind.UNSUPPORTED,
+        description="Whether the context contradicts the span or merely does not support it.",
+    )
+
+    @classmethod
+    def from_span(
+        cls,
+        answer: str,
+        start: int,
+        end: int,
+        reason: str | None,
+        kind: UngroundedKind = UngroundedKind.UNSUPPORTED,
+    ) -> UngroundedDetail:
+        """The detail of ``answer[start:end]`` (code-point offsets), in all three units."""
+        piece = answer[start:end]
+        return cls(
+            text=piece,
+            offset=IndexDetails.offset_of(answer, start),
+            length=IndexDetails.length_of(piece),
+            reason=reason,
+            kind=kind,
+        )
+
+
 class SentenceJudgement(_Model):
-    """One answer sentence, judged (the TruLens shape: statement, score, evidence, reason)."""
+    """One answer sentence, judged (the TruLens shape: statement, score, evidence, reason).
+
+    A sentence not judged grounded may say why in ``kind`` and point at the words at fault in
+    ``ungrounded_details`` (narrower than the sentence; empty when the judge does not narrow).
+    """
 
     index: int = Field(ge=0)
     text: str
@@ -182,26 +252,16 @@ class SentenceJudgement(_Model):
     unsupported: list[str] = Field(
         default_factory=list, description="Words or figures the judge found no support for."
     )
-
-
-class UngroundedDetail(_Model):
-    """An ungrounded span of the answer (Azure's ``UngroundednessDetails``)."""
-
-    text: str
-    offset: IndexDetails
-    length: IndexDetails
-    reason: str | None = None
-    correction: str | None = Field(None, description="A corrected text, when the judge gives one.")
-
-    @classmethod
-    def from_span(cls, answer: str, start: int, end: int, reason: str | None) -> UngroundedDetail:
-        piece = answer[start:end]
-        return cls(
-            text=piece,
-            offset=IndexDetails.offset_of(answer, start),
-            length=IndexDetails.length_of(piece),
-            reason=reason,
-        )
+    kind: UngroundedKind | None = Field(
+        None,
+        description="For a sentence not judged grounded: whether the context contradicts it "
+        "or merely does not support it (None: the judge does not say).",
+    )
+    ungrounded_details: list[UngroundedDetail] = Field(
+        default_factory=list,
+        description="For a sentence not judged grounded: the spans of the answer (offsets in "
+        "the whole answer) holding the words the context lacks or contradicts.",
+    )
 
 
 class JudgeInfo(_Model):
@@ -279,6 +339,9 @@ class GroundednessResult(_Model):
 
         ``reason`` is included only when the request asked for reasoning, as the service does.
         ``include_confidence`` adds the ``confidenceScore`` of the preview guide's fast mode.
+        Each detail carries one field the service does not send, ``kind``
+        (``"contradicted"`` or ``"unsupported"``, see :class:`UngroundedKind`); a client that
+        reads the service's shape ignores it.
         """
         details = []
         for d in self.ungrounded_details:
@@ -289,6 +352,7 @@ class GroundednessResult(_Model):
             }
             if self.reasoning and d.reason is not None:
                 item["reason"] = d.reason
+            item["kind"] = d.kind.value
             if d.correction is not None:
                 item["correctionText"] = d.correction
             details.append(item)
@@ -347,27 +411,41 @@ class GroundednessResult(_Model):
         return mean, {"reasons": "".join(reasons)}
 
     def feedback(self, max_items: int = 12) -> str:
-        """Plain-language feedback naming each ungrounded sentence and why (for regeneration).
+        """Plain-language feedback naming each ungrounded sentence, whether it contradicts the
+        context or is merely not supported by it, the words at fault and why (for regeneration).
 
         A sentence the answer repeats is listed once, with how often it occurs (small models
         loop); at most ``max_items`` are listed, then how many more there are.
         """
-        items: dict[str, list[Any]] = {}  # normalised text -> [text, reason, count]
-        flagged: list[tuple[str, str | None]] = [
-            (s.text, s.reason) for s in self.sentences if s.verdict is not Verdict.GROUNDED
-        ] or [(d.text, d.reason) for d in self.ungrounded_details]
-        for text, reason in flagged:
+        # normalised text -> [text, kind, words at fault, reason, count]
+        items: dict[str, list[Any]] = {}
+        flagged: list[tuple[str, UngroundedKind, list[str], str | None]] = [
+            (
+                s.text,
+                s.kind or UngroundedKind.UNSUPPORTED,
+                [d.text.strip() for d in s.ungrounded_details if d.text.strip() != s.text.strip()],
+                s.reason or None,
+            )
+            for s in self.sentences
+            if s.verdict is not Verdict.GROUNDED
+        ] or [(d.text, d.kind, [], d.reason) for d in self.ungrounded_details]
+        for text, kind, words, reason in flagged:
             key = " ".join(text.split()).casefold()
             if key in items:
-                items[key][2] += 1
+                items[key][4] += 1
             else:
-                items[key] = [text.strip(), reason or "not supported by the context", 1]
+                items[key] = [text.strip(), kind, words, reason, 1]
         if not items:
             return f"The answer was judged {self.verdict.value} as a whole."
         lines = [
-            f'- "{text}": {reason}' + (f" (repeated {count} times)" if count > 1 else "")
-            for text, reason, count in list(items.values())[:max_items]
+            f'- "{text}" {kind.phrase}'
+            + (" (" + ", ".join(f'"{w}"' for w in words) + ")" if words else "")
+            + (f": {reason}" if reason else "")
+            + (f" (repeated {count} times)" if count > 1 else "")
+            for text, kind, words, reason, count in list(items.values())[:max_items]
         ]
         if len(items) > max_items:
             lines.append(f"- and {len(items) - max_items} more unsupported statements")
-        return "These statements are not supported by the context:\n" + "\n".join(lines)
+        contradicted = any(kind is UngroundedKind.CONTRADICTED for _, kind, *_ in items.values())
+        head = "contradicted or not supported by" if contradicted else "not supported by"
+        return f"These statements are {head} the context:\n" + "\n".join(lines)

@@ -120,6 +120,9 @@ def _blocks(text: str) -> list[tuple[int, int]]:
         marker = _LIST_MARKER.match(line)
         # A bare number or letter followed by "." is a list marker only at the start of a line
         # with text after it; "3.5 m" is not a list item because the regex needs whitespace.
+        # A number alone on its line ("40. " under "Dose (mg):") is the item itself, a figure.
+        if marker and not line[marker.end() :].strip() and any(c.isdigit() for c in body):
+            marker = None
         continues = (
             start is not None
             and marker is None

@@ -106,8 +106,9 @@ def test_annotate_keeps_the_answer_with_the_result(retriever_tool: BaseTool) -> 
     assert message.content == BAD
     result = message.response_metadata["groundedness"]
     assert result["verdict"] == "notGrounded"
-    assert [d["text"] for d in result["ungrounded_details"]] == [
-        "Its peak is 5,207.3 m above sea level."
+    # the words at fault, and that the context contradicts them
+    assert [(d["text"], d["kind"]) for d in result["ungrounded_details"]] == [
+        ("5,207.3 m", "contradicted")
     ]
 
 

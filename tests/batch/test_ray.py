@@ -85,7 +85,8 @@ for line in sys.stdin:
         print(json.dumps({"id": r["id"], "error": type(exc).__name__}))
         continue
     spans = [
-        {"text": d.text, "start": d.offset.code_point, "end": d.offset.code_point + d.length.code_point, "reason": d.reason}
+        {"text": d.text, "start": d.offset.code_point, "end": d.offset.code_point + d.length.code_point, "reason": d.reason,
+         "kind": d.kind.value}
         for d in res.ungrounded_details
     ]
     print(json.dumps({"id": r["id"], "verdict": res.verdict.value, "score": res.score,
@@ -357,9 +358,10 @@ def test_check_dataset_adds_results_and_keeps_every_column(ray_local) -> None:
         assert {k: row[k] for k in want if k != "id"} == {
             k: v for k, v in want.items() if k != "id"
         }
-    assert rows[2]["verdict"] == "notGrounded" and rows[2]["ungrounded_spans"][0][
-        "text"
-    ].startswith("Mauna Kea is 9,000")
+    assert rows[2]["verdict"] == "notGrounded"
+    # the words at fault, and that the context gives the height otherwise
+    assert rows[2]["ungrounded_spans"][0]["text"].startswith("9,000 m")
+    assert rows[2]["ungrounded_spans"][0]["kind"] == "contradicted"
     for bad, kind in ((4, "EmptyInputError: "), (5, "JudgeError: "), (6, "InvalidInputError: ")):
         assert rows[bad]["error"].startswith(kind), rows[bad]["error"]
         assert (rows[bad]["verdict"], rows[bad]["score"], rows[bad]["ungrounded_spans"]) == (
@@ -410,11 +412,12 @@ def test_jsonl_in_results_out_round_trip(ray_local, tmp_path, fmt) -> None:
         back = ray_local.data.read_parquet(str(target))
         spans_type = back.schema().types[list(back.schema().names).index("ungrounded_spans")]
         assert pa.types.is_list(spans_type) and pa.types.is_struct(spans_type.value_type)
-        assert [spans_type.value_type.field(i).name for i in range(4)] == [
+        assert [spans_type.value_type.field(i).name for i in range(5)] == [
             "text",
             "start",
             "end",
             "reason",
+            "kind",
         ]
     else:
         checked.write_json(str(target))

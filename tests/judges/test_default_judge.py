@@ -199,3 +199,48 @@ def test_a_stack_without_the_passages_profile_judges_them_as_qna(tmp_path) -> No
     del meta["profiles"]["QnA:passages"]
     (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
     assert score() == as_qna
+
+
+@pytest.mark.parametrize("budget", [1, 3, 24])
+def test_model_pairs_per_check_are_bounded_weakest_sentences_first(
+    tmp_path, monkeypatch, budget
+) -> None:
+    """However long the answer, one check runs at most ``max_model_pairs`` pairs through the
+    model, the lexically weakest sentences first; the rest are judged lexically."""
+    path = fake_bundle(tmp_path)
+    meta = json.loads((path / "stack.json").read_text(encoding="utf-8"))
+    meta["profiles"]["Summarization"] = {
+        **meta["profiles"]["QnA"],
+        "band": [0.0, 1.0],
+        "sentences": 100,
+        "windows": [[3, 1]],
+    }
+    (path / "stack.json").write_text(json.dumps(meta), encoding="utf-8")
+    judge = CrossEncoderJudge(path, max_model_pairs=budget)
+    seen: list[tuple[str, str]] = []
+
+    def support(pairs):
+        seen.extend(pairs)
+        return [0.9] * len(pairs)
+
+    monkeypatch.setattr(judge, "support", support)
+    context = [" ".join(f"Station {i} recorded {i * 3} millimetres of rain." for i in range(60))]
+    answer = " ".join(f"Station {i} recorded {i * 3} millimetres of rain." for i in range(40))
+    answer += " Station 7 was closed for repairs by the navy."
+    checker = GroundednessChecker(judge, cache_size=0)
+    result = checker.check(context, answer)
+    assert len(seen) == min(budget, 41)
+    assert len(result.sentences) == 41
+    # the sentences sent are the lexically weakest: none left out scores lower
+    request = checker.build_request(context, answer, None, task="Summarization")
+    _, spans, feats = judge.heuristic.analyse(request)
+    score = {s.text: judge.heuristic.sentence_score(f, request.task) for s, f in zip(spans, feats)}
+    sent = {claim for _, claim in seen}
+    assert len(sent) == len(seen)
+    left_out = [v for text, v in score.items() if text not in sent]
+    assert all(score[text] <= min(left_out, default=1.0) for text in sent)
+
+
+def test_max_model_pairs_must_be_positive(tmp_path) -> None:
+    with pytest.raises(ConfigurationError, match="max_model_pairs"):
+        CrossEncoderJudge(fake_bundle(tmp_path), max_model_pairs=0)

@@ -16,6 +16,7 @@ from ground_integrations import (
     JudgeResponseError,
     JudgeTimeoutError,
     RateLimitError,
+    UngroundedKind,
     Verdict,
 )
 from ground_integrations.judges import AzureContentSafetyJudge, UpstageJudge
@@ -214,8 +215,9 @@ def test_azure_wire_format_and_span_mapping(service) -> None:
     )
     assert r.verdict is Verdict.NOT_GROUNDED
     detail = r.ungrounded_details[0]
-    assert detail.text == "It is 5,207.3 meters tall."
-    assert detail.offset.code_point == answer.index("It is")
+    assert detail.text == "5,207.3 meters"  # the words at fault ("tall" is the query's)
+    assert detail.kind is UngroundedKind.CONTRADICTED  # the service's extra field, parsed
+    assert detail.offset.code_point == answer.index("5,207.3")
     assert detail.offset.utf16 == detail.offset.code_point + 1  # the emoji is two UTF-16 units
     assert detail.offset.utf8 == len(answer[: detail.offset.code_point].encode())
     assert detail.reason
@@ -234,7 +236,8 @@ def test_azure_summarization_omits_qna_and_parses_corrections(service) -> None:
     r = GroundednessChecker(judge).check([MAUNA_KEA], BAD)
     assert "qna" not in service.requests[0].body and service.requests[0].body["correction"] is True
     assert r.correction == "[corrected answer]"
-    assert r.ungrounded_details[0].correction == "[corrected] " + BAD
+    # the fake service corrects each span it flags: here the words at fault
+    assert r.ungrounded_details[0].correction == "[corrected] 5,207.3 meters tall"
     assert r.to_azure()["correctionText"] == "[corrected answer]"
 
 

@@ -113,6 +113,8 @@ def test_package_judges_round_trip_and_agree_with_local_checker(
     assert upstage.verdict == local.verdict
     assert azure.is_grounded == local.is_grounded
     assert [d.text for d in azure.ungrounded_details] == [d.text for d in local.ungrounded_details]
+    # the service's extra "kind" field comes back through the Azure client
+    assert [d.kind for d in azure.ungrounded_details] == [d.kind for d in local.ungrounded_details]
 
 
 def test_azure_sample_with_httpx_and_offsets(embedded_url: str) -> None:
@@ -145,6 +147,7 @@ def test_azure_sample_with_httpx_and_offsets(embedded_url: str) -> None:
         piece16 = enc16[2 * start["utf16"] : 2 * (start["utf16"] + length["utf16"])]
         assert piece16.decode("utf-16-le") == d["text"]
         assert isinstance(d["reason"], str)  # reasoning: true returns reasons
+        assert d["kind"] in ("contradicted", "unsupported")  # an extra field, not Azure's
 
 
 def test_azure_preview_guide_casing_and_qna(embedded_url: str) -> None:

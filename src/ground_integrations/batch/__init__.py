@@ -21,9 +21,11 @@ Result columns:
 ``verdict``          ``grounded``, ``notGrounded`` or ``notSure`` (string); null on error
 ``score``            groundedness of the whole answer, 0 to 1 (float); null on error
 ``confidence``       confidence in the verdict, 0 to 1 (float); null on error
-``ungrounded_spans`` list of structs ``{text, start, end, reason}``: the ungrounded text,
-                     its code-point offsets in the answer (``end`` exclusive), the judge's
-                     reason (may be null); empty when grounded, null on error
+``ungrounded_spans`` list of structs ``{text, start, end, reason, kind}``: the ungrounded
+                     text, its code-point offsets in the answer (``end`` exclusive), the
+                     judge's reason (may be null) and whether the context contradicts it
+                     (``contradicted``) or does not support it (``unsupported``); empty when
+                     grounded, null on error
 ``judge_name``       the judge that decided (string)
 ``judge_version``    its version (string)
 ``error``            ``"ErrorType: message"`` when the record could not be checked, else null

@@ -87,6 +87,7 @@ def _arrow_schema() -> Any:
             ("start", pa.int64()),
             ("end", pa.int64()),
             ("reason", pa.string()),
+            ("kind", pa.string()),
         ]
     )
     return pa.schema(
@@ -139,6 +140,7 @@ def result_row(
                 "start": d.offset.code_point,
                 "end": d.offset.code_point + d.length.code_point,
                 "reason": d.reason,
+                "kind": d.kind.value,
             }
             for d in result.ungrounded_details
         ],

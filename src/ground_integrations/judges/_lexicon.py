@@ -1,4 +1,5 @@
-"""Word lists shared by the embedded judges: function words, negations, opposites.
+"""Word lists shared by the embedded judges: function words, negations, opposites, the scale
+words and units of figures.
 
 Plain data, no logic. Lists are folded (lower case, no accents) as :func:`..text.fold` does.
 """
@@ -6,13 +7,23 @@ Plain data, no logic. Lists are folded (lower case, no accents) as :func:`..text
 from __future__ import annotations
 
 __all__ = [
+    "AMBIGUOUS_UNITS",
+    "FIGURE_UNITS",
+    "FIGURE_UNIT_LETTERS",
+    "FIGURE_UNIT_PAIRS",
     "FIRST_PERSON",
     "MEDICAL_CRITICAL",
+    "MONEY_BEFORE",
     "NEGATIONS",
     "NUMBER_WORDS",
     "OPPOSITE_PAIRS",
+    "SCALE_LETTERS",
+    "SCALE_WORDS",
     "STOPWORDS",
     "UNITS",
+    "UNIT_FACTORS",
+    "UNIT_KINDS",
+    "UNIT_SIGNS",
 ]
 
 #: Function words: never content, never evidence.
@@ -145,6 +156,170 @@ UNITS = {
     "units": "unit",
     "iu": "unit",
 }
+#: Words after a number that scale it, as powers of ten: "4 million" is 4,000,000, "two hundred
+#: thousand" 200,000 (see ``_analysis.read_figure``).
+SCALE_WORDS = {
+    "hundred": 2,
+    "thousand": 3,
+    **dict.fromkeys(["million", "mn", "mln", "mio"], 6),
+    **dict.fromkeys(["billion", "bn", "bln"], 9),
+    **dict.fromkeys(["trillion", "trn"], 12),
+}
+#: Scale letters, matched as written (case matters): "5M" is 5 million; "k", "K", "b" and "B"
+#: scale only a sum of money ("$5k", "€2B"; a "5K run" is no 5,000); a lower-case "m" is a
+#: million beside money ("$5m") and elsewhere either metres or millions ("330 m", "4m").
+SCALE_LETTERS = {"M": 6, "m": 6, "k": 3, "K": 3, "b": 9, "B": 9}
+
+#: Unit words after a number, folded, to a canonical unit: spellings, plurals and abbreviations
+#: of one unit meet ("40 L", "40 litres"). "in" (inch) and "s" (second) are left out: after a
+#: number they are mostly words ("1 in 4", "the 1990s").
+FIGURE_UNITS = {
+    # length
+    **dict.fromkeys(["metre", "metres", "meter", "meters"], "m"),
+    **dict.fromkeys(["km", "kms", "kilometre", "kilometres", "kilometer", "kilometers"], "km"),
+    **dict.fromkeys(["cm", "centimetre", "centimetres", "centimeter", "centimeters"], "cm"),
+    **dict.fromkeys(["mm", "millimetre", "millimetres", "millimeter", "millimeters"], "mm"),
+    **dict.fromkeys(["ft", "foot", "feet"], "ft"),
+    **dict.fromkeys(["inch", "inches"], "in"),
+    **dict.fromkeys(["mi", "mile", "miles"], "mi"),
+    **dict.fromkeys(["yd", "yds", "yard", "yards"], "yd"),
+    # volume
+    **dict.fromkeys(["l", "ltr", "litre", "litres", "liter", "liters"], "l"),
+    **dict.fromkeys(["ml", "millilitre", "millilitres", "milliliter", "milliliters"], "ml"),
+    **dict.fromkeys(["gal", "gals", "gallon", "gallons"], "gal"),
+    # mass
+    **dict.fromkeys(["gram", "grams", "gramme", "grammes"], "g"),
+    **dict.fromkeys(["kg", "kgs", "kilogram", "kilograms", "kilo", "kilos"], "kg"),
+    **dict.fromkeys(["mg", "milligram", "milligrams"], "mg"),
+    **dict.fromkeys(["mcg", "µg", "μg", "ug", "microgram", "micrograms"], "mcg"),
+    **dict.fromkeys(["lb", "lbs"], "lb"),
+    **dict.fromkeys(["pound", "pounds"], "pound"),  # mass or money: see AMBIGUOUS_UNITS
+    **dict.fromkeys(["oz", "ounce", "ounces"], "oz"),
+    **dict.fromkeys(["ton", "tons", "tonne", "tonnes"], "t"),
+    # time
+    **dict.fromkeys(["sec", "secs", "second", "seconds"], "s"),
+    **dict.fromkeys(["min", "mins", "minute", "minutes"], "min"),
+    **dict.fromkeys(["hr", "hrs", "hour", "hours"], "h"),
+    **dict.fromkeys(["day", "days"], "day"),
+    **dict.fromkeys(["wk", "wks", "week", "weeks"], "week"),
+    **dict.fromkeys(["month", "months"], "month"),
+    **dict.fromkeys(["yr", "yrs", "year", "years"], "year"),
+    # temperature
+    **dict.fromkeys(["celsius", "centigrade"], "c"),
+    "fahrenheit": "f",
+    **dict.fromkeys(["degree", "degrees"], "deg"),
+    # shares
+    **dict.fromkeys(["percent", "pct"], "%"),
+    "pp": "pp",
+    # money
+    **dict.fromkeys(["dollar", "dollars"], "dollar"),
+    "usd": "usd",
+    "aud": "aud",
+    "cad": "cad",
+    "nzd": "nzd",
+    "hkd": "hkd",
+    "sgd": "sgd",
+    **dict.fromkeys(["euro", "euros", "eur"], "eur"),
+    **dict.fromkeys(["gbp", "sterling"], "gbp"),
+    **dict.fromkeys(["yen", "jpy"], "jpy"),
+    **dict.fromkeys(["yuan", "renminbi", "rmb", "cny"], "cny"),
+    **dict.fromkeys(["rupee", "rupees", "inr"], "inr"),
+    **dict.fromkeys(["franc", "francs", "chf"], "chf"),
+    **dict.fromkeys(["cent", "cents"], "cent"),
+    **dict.fromkeys(["penny", "pence"], "pence"),
+}
+#: Unit letters matched as written, where the other case means something else ("5 G", "5 l").
+FIGURE_UNIT_LETTERS = {"L": "l", "l": "l", "g": "g"}
+#: Two-word units, folded: the pair is read before its first word alone.
+FIGURE_UNIT_PAIRS = {
+    ("per", "cent"): "%",
+    **dict.fromkeys(
+        [("percentage", "point"), ("percentage", "points"), ("percent", "points")], "pp"
+    ),
+    **dict.fromkeys([("degrees", "celsius"), ("degrees", "centigrade"), ("degrees", "c")], "c"),
+    **dict.fromkeys([("degree", "celsius"), ("degree", "c")], "c"),
+    **dict.fromkeys([("degrees", "fahrenheit"), ("degrees", "f"), ("degree", "fahrenheit")], "f"),
+    **dict.fromkeys([("us", "dollars"), ("u.s", "dollars"), ("american", "dollars")], "usd"),
+    **dict.fromkeys([("australian", "dollars"), ("canadian", "dollars")], "dollar"),
+}
+#: Money written before its number ("$5", "US$ 5", "USD 5"), as written (signs) or folded (codes).
+MONEY_BEFORE = {
+    "$": "dollar",
+    "US$": "usd",
+    "A$": "aud",
+    "AU$": "aud",
+    "C$": "cad",
+    "CA$": "cad",
+    "NZ$": "nzd",
+    "HK$": "hkd",
+    "S$": "sgd",
+    "€": "eur",
+    "£": "gbp",
+    "¥": "yen-yuan",
+    "₹": "inr",
+    **{code: code for code in ("usd", "eur", "gbp", "jpy", "cny", "inr", "chf", "aud", "cad")},
+    "rs": "inr",
+}
+#: Signs written right after a number.
+UNIT_SIGNS = {
+    "%": "%",
+    **dict.fromkeys(["°C", "ºC", "℃"], "c"),
+    **dict.fromkeys(["°F", "ºF", "℉"], "f"),
+    **dict.fromkeys(["°", "º"], "deg"),
+}
+#: Units that name more than one thing: each meaning agrees with the unit; a unit conflicts with
+#: one of its own kind only when no meaning is shared ("5 pounds" agrees with "£5" and "5 lb").
+AMBIGUOUS_UNITS = {
+    "pound": ("lb", "gbp"),
+    "deg": ("c", "f"),
+    "dollar": ("usd", "aud", "cad", "nzd", "hkd", "sgd"),
+    "yen-yuan": ("jpy", "cny"),
+}
+#: What each canonical unit measures: a figure written with another unit of the same kind
+#: contradicts it ("40 gallons" for "40 litres"); of another kind it is left alone.
+UNIT_KINDS = {
+    **dict.fromkeys(["m", "km", "cm", "mm", "ft", "in", "mi", "yd"], "length"),
+    **dict.fromkeys(["l", "ml", "gal"], "volume"),
+    **dict.fromkeys(["g", "kg", "mg", "mcg", "lb", "oz", "t"], "mass"),
+    **dict.fromkeys(["s", "min", "h", "day", "week", "month", "year"], "time"),
+    **dict.fromkeys(["c", "f"], "temperature"),
+    **dict.fromkeys(["%", "pp"], "share"),
+    **dict.fromkeys(
+        ["usd", "aud", "cad", "nzd", "hkd", "sgd", "eur", "gbp", "jpy", "cny", "inr", "chf"],
+        "money",
+    ),
+    **dict.fromkeys(["cent", "pence"], "money"),
+}
+#: Each convertible unit in a base unit of its kind (metre, litre, gram, second): "330 m" and
+#: "1,083 ft" state the same height. Temperatures convert by formula.
+UNIT_FACTORS = {
+    "m": 1.0,
+    "km": 1000.0,
+    "cm": 0.01,
+    "mm": 0.001,
+    "ft": 0.3048,
+    "in": 0.0254,
+    "mi": 1609.344,
+    "yd": 0.9144,
+    "l": 1.0,
+    "ml": 0.001,
+    "gal": 3.785411784,
+    "g": 1.0,
+    "kg": 1000.0,
+    "mg": 0.001,
+    "mcg": 0.000001,
+    "lb": 453.59237,
+    "oz": 28.349523125,
+    "t": 1_000_000.0,
+    "s": 1.0,
+    "min": 60.0,
+    "h": 3600.0,
+    "day": 86_400.0,
+    "week": 604_800.0,
+    "month": 2_629_746.0,
+    "year": 31_556_952.0,
+}
+
 # Terms a Medical-domain sentence may not change: units, frequencies, routes.
 MEDICAL_CRITICAL = frozenset(
     """

@@ -31,6 +31,7 @@ from ..models import (
     Limits,
     Task,
     UngroundedDetail,
+    UngroundedKind,
     Verdict,
 )
 from ._http import (
@@ -305,7 +306,11 @@ class AzureContentSafetyJudge(HTTPJudge):
                 None,
             )
             detail = UngroundedDetail.from_span(
-                answer, start, end, source.reason if source else None
+                answer,
+                start,
+                end,
+                source.reason if source else None,
+                source.kind if source else UngroundedKind.UNSUPPORTED,
             )
             whole = source is not None and detail.text == source.text
             details.append(
@@ -347,7 +352,11 @@ class AzureContentSafetyJudge(HTTPJudge):
             )
         else:
             detail = UngroundedDetail.from_span(answer, where[0], where[1], reason)
-        return detail.model_copy(update={"correction": _correction(item)})
+        # "kind" is not Azure's: this package's own service adds it (an unknown value is ignored)
+        update: dict[str, Any] = {"correction": _correction(item)}
+        if item.get("kind") in {k.value for k in UngroundedKind}:
+            update["kind"] = UngroundedKind(item["kind"])
+        return detail.model_copy(update=update)
 
     def parse(self, request: GroundednessRequest, body: Any) -> Judgement:
         detected = body.get("ungroundedDetected", body.get("ungrounded"))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import threading
 from collections.abc import Sequence
@@ -44,9 +43,11 @@ from ._features import (
     plain_missing,
     plain_tokens,
 )
+from ._language import language_checked
 from ._records import is_record
+from ._search import ranked_spans
 from .base import Judge, Judgement, Thresholds
-from .heuristic import HeuristicJudge
+from .heuristic import INDEX_CACHE_BYTES, HeuristicJudge
 
 __all__ = [
     "BUNDLED_MODEL",
@@ -71,6 +72,9 @@ STACK_VERSION = "3"
 #: consecutive sentences that shares the most rare words with it. One pair per sentence keeps a
 #: check to a few model runs; training builds its in-domain pairs with the same function.
 PREMISE_WIDTH = 3
+#: At most this many model pairs per check by default (see ``CrossEncoderJudge``): about
+#: 0.6 s of model time on one thread, whatever the answer's length.
+MAX_MODEL_PAIRS = 24
 #: A summary of at most this many sentences is judged with the ``Summarization:brief`` models.
 BRIEF_SENTENCES = 2
 #: A QnA context of at least this many passages is judged with the ``QnA:passages`` models.
@@ -87,25 +91,19 @@ def bundled_model() -> Path | None:
 
 def top_windows(index: ContextIndex, sentence: str, k: int, width: int = 2) -> list[str]:
     """The ``k`` context windows (up to ``width`` consecutive sentences) sharing most rare words
-    with ``sentence``; the first windows of the context when nothing is shared."""
+    with ``sentence``; the first windows of the context when nothing is shared. The windows
+    are ranked by the idf of the stems they share (then by position), and only the windows
+    around the sentences sharing a stem are scored (:func:`._search.ranked_spans`); ``k`` below
+    1 lists every window."""
     stems = set(analyse(sentence).stems)
-    scored: list[tuple[float, int, int]] = []
-    for i, first in enumerate(index.sentences):
-        covered: set[str] = set()
-        for j in range(i, min(len(index.sentences), i + width)):
-            if index.sentences[j].passage != first.passage:
-                break
-            covered |= stems & index.sentences[j].stems
-            scored.append((math.fsum(index.idf.get(s, 0.0) for s in covered), i, j))
-    scored.sort(key=lambda t: (-t[0], t[1], t[2]))
-    out: list[str] = []
-    for _, i, j in scored:
-        text = " ".join(s.text for s in index.sentences[i : j + 1])
-        if text not in out:
-            out.append(text)
-        if len(out) == k:
-            break
-    return out
+    weights = {s: index.idf.get(s, 0.0) for s in stems}
+
+    def text(i: int, j: int) -> str:
+        return " ".join(s.text for s in index.sentences[i : j + 1])
+
+    every = len(index.sentences) * width + 1
+    spans = ranked_spans(index, stems, weights, k if k >= 1 else every, width, text)
+    return [text(i, j) for i, j in spans]
 
 
 def run_time_premises(index: ContextIndex, sentence: str, task: Task | None = None) -> list[str]:
@@ -235,6 +233,12 @@ class CrossEncoderJudge(Judge):
             sentences as the profile says; slower, for audits that can afford it.
         index_cache_size: contexts indexed recently are kept for the lexical stage (a
             regenerate loop or a chat reuses them); 0 indexes every context anew.
+        index_cache_bytes: the memory those kept indexes may take in all (see
+            :class:`HeuristicJudge`; 256 MiB by default).
+        max_model_pairs: at most this many (window, sentence) pairs are run through the model
+            in one check, the lexically weakest sentences first (about 25 ms a pair on one
+            thread): it bounds a check's cost whatever the answer's length. Sentences beyond it
+            are judged by the lexical stage alone.
     """
 
     name = "cross-encoder"
@@ -249,6 +253,8 @@ class CrossEncoderJudge(Judge):
         threads: int | None = None,
         always_run_model: bool = False,
         index_cache_size: int = 32,
+        index_cache_bytes: int = INDEX_CACHE_BYTES,
+        max_model_pairs: int = MAX_MODEL_PAIRS,
     ) -> None:
         if model_path is None:
             model_path = bundled_model()
@@ -280,7 +286,12 @@ class CrossEncoderJudge(Judge):
         self.batch_size = batch_size or (1 if batching == "pair" else 32)
         self.threads = threads
         self.always_run_model = always_run_model
-        self.heuristic = HeuristicJudge(index_cache_size=index_cache_size)
+        if max_model_pairs < 1:
+            raise ConfigurationError(f"max_model_pairs must be at least 1, not {max_model_pairs}")
+        self.max_model_pairs = max_model_pairs
+        self.heuristic = HeuristicJudge(
+            index_cache_size=index_cache_size, index_cache_bytes=index_cache_bytes
+        )
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
@@ -325,7 +336,7 @@ class CrossEncoderJudge(Judge):
     def cache_key(self) -> str:
         return (
             f"{self.name}:{self.version}:{self.model_path}:{self.max_length}:"
-            f"{self.always_run_model}:{self.batching}"
+            f"{self.always_run_model}:{self.batching}:{self.max_model_pairs}"
         )
 
     def config(self) -> dict[str, Any]:
@@ -338,6 +349,8 @@ class CrossEncoderJudge(Judge):
             out["model_path"] = str(self.model_path)
         if self.always_run_model:
             out["always_run_model"] = True
+        if self.max_model_pairs != MAX_MODEL_PAIRS:
+            out["max_model_pairs"] = self.max_model_pairs
         return out
 
     def _load(self) -> tuple[Any, Any]:
@@ -448,7 +461,12 @@ class CrossEncoderJudge(Judge):
             f"the model's support: {support[i]:.2f}" if i in support else ""
             for i in range(len(spans))
         ]
-        return self.heuristic.judgement(request, index, spans, feats, overall, scores, notes)
+        judgement = self.heuristic.judgement(
+            request, index, spans, feats, overall, scores, notes, support=support
+        )
+        # language honesty (_language.py): on a language the model and lexicon do not read,
+        # notSure with the reason, unless the lexical evidence alone decides
+        return language_checked(request, judgement, feats, self.default_thresholds)
 
     def _weakest_support(
         self,
@@ -464,7 +482,9 @@ class CrossEncoderJudge(Judge):
         weakest = sorted(checked, key=lambda i: (self.heuristic.sentence_score(feats[i], task), i))
         pairs: list[tuple[str, str]] = []
         owners: list[int] = []
-        for i in weakest[: profile.sentences]:
+        per_sentence = sum(count for _, count in profile.windows)
+        budget = max(1, self.max_model_pairs // max(1, per_sentence))
+        for i in weakest[: min(profile.sentences, budget)]:
             premises: list[str] = []
             for width, count in profile.windows:
                 premises += [

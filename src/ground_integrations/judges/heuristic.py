@@ -15,18 +15,27 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..models import Evidence, GroundednessRequest, SentenceJudgement, Task, Verdict
+from ..models import (
+    Evidence,
+    GroundednessRequest,
+    SentenceJudgement,
+    Task,
+    UngroundedDetail,
+    UngroundedKind,
+    Verdict,
+)
 from ..text import Span, split_sentences, stem
 from ._analysis import (
     FEATURE_NAMES,
     ContextIndex,
     SentenceFeatures,
+    Tokens,
     analyse,
     answer_features,
     answer_sentences,
@@ -34,6 +43,7 @@ from ._analysis import (
     cap,
     index_context,
 )
+from ._spans import ungrounded_details
 from .base import Judge, Judgement, Thresholds
 
 __all__ = [
@@ -79,13 +89,33 @@ def load_weights(path: Path = WEIGHTS_FILE) -> dict[Task, HeuristicWeights]:
 DEFAULT_WEIGHTS: dict[Task, HeuristicWeights] = load_weights()
 
 
+#: A context index takes about this many bytes per character of its context, and
+#: :data:`INDEX_BYTES_FIXED` more: measured (tracemalloc) at 50-120 per character on every context
+#: of the development sets and on the synthetic ones of ``benchmarks/bench_scaling.py``, so this
+#: errs high.
+INDEX_BYTES_PER_CHAR = 128
+INDEX_BYTES_FIXED = 16_384
+#: The default memory budget of a judge's context-index cache.
+INDEX_CACHE_BYTES = 256 * 2**20
+
+
+def index_bytes(context: Sequence[str]) -> int:
+    """The memory a context's index is estimated to take (see :data:`INDEX_BYTES_PER_CHAR`)."""
+    return INDEX_BYTES_FIXED + INDEX_BYTES_PER_CHAR * sum(len(p) for p in context)
+
+
 class HeuristicJudge(Judge):
     """The embedded offline judge. Deterministic; about a millisecond per short check.
 
     Args:
         weights: one logistic model per task (defaults: :data:`DEFAULT_WEIGHTS`).
         window: how many consecutive context sentences may jointly support one sentence.
-        index_cache_size: contexts indexed recently are kept (regenerate loops reuse them).
+        index_cache_size: at most this many contexts indexed recently are kept (regenerate
+            loops reuse them); 0 keeps none.
+        index_cache_bytes: and at most this much memory in all, as :func:`index_bytes`
+            estimates it (128 bytes per context character). The cache's ceiling is therefore
+            this (256 MiB by default: ten contexts of 200,000 characters, or 32 of 60,000),
+            and a context whose index alone would exceed it is not kept.
     """
 
     name = "heuristic"
@@ -98,6 +128,7 @@ class HeuristicJudge(Judge):
         weights: dict[Task, HeuristicWeights] | None = None,
         window: int = 3,
         index_cache_size: int = 32,
+        index_cache_bytes: int = INDEX_CACHE_BYTES,
     ) -> None:
         if window < 1:
             raise ConfigurationError(f"window must be at least 1 sentence, got {window}")
@@ -107,15 +138,21 @@ class HeuristicJudge(Judge):
         split_sentences("Warm up. Done.")
         stem("warming")
         self.window = window
-        self._index_cache: OrderedDict[tuple[str, ...], ContextIndex] = OrderedDict()
+        # context -> (its index, index_bytes(context)), least recently used first
+        self._index_cache: OrderedDict[tuple[str, ...], tuple[ContextIndex, int]] = OrderedDict()
         self._index_cache_size = index_cache_size
+        self._index_cache_bytes = index_cache_bytes
         self._lock = threading.Lock()
 
     def cache_key(self) -> str:
         return f"{self.name}:{self.version}:{sorted(self.weights.items())}:{self.window}"
 
     def config(self) -> dict[str, Any]:
-        return {"window": self.window, "index_cache_size": self._index_cache_size}
+        return {
+            "window": self.window,
+            "index_cache_size": self._index_cache_size,
+            "index_cache_bytes": self._index_cache_bytes,
+        }
 
     def __repr__(self) -> str:
         return f"HeuristicJudge(window={self.window})"
@@ -125,12 +162,19 @@ class HeuristicJudge(Judge):
             hit = self._index_cache.get(context)
             if hit is not None:
                 self._index_cache.move_to_end(context)
-                return hit
+                return hit[0]
         index = index_context(context)
+        size = index_bytes(context)
+        if self._index_cache_size < 1 or size > self._index_cache_bytes:
+            return index
         with self._lock:
-            self._index_cache[context] = index
-            while len(self._index_cache) > self._index_cache_size:
-                self._index_cache.popitem(last=False)
+            self._index_cache[context] = (index, size)
+            cache = self._index_cache
+            while (
+                len(cache) > self._index_cache_size
+                or sum(b for _, b in cache.values()) > self._index_cache_bytes
+            ):
+                cache.popitem(last=False)
         return index
 
     def _score(self, vector: Sequence[float], task: Task) -> float:
@@ -170,12 +214,17 @@ class HeuristicJudge(Judge):
     ) -> tuple[ContextIndex, list[Span], list[SentenceFeatures]]:
         """The context index, the answer's sentences and their features."""
         index = self._index(request.context)
-        given = analyse(request.query) if request.task is Task.QNA and request.query else None
+        given = self.given(request)
         spans = answer_sentences(request.answer)
         all_feats = answer_features(
             index, [span.text for span in spans], given, request.domain, self.window
         )
         return index, spans, all_feats
+
+    @staticmethod
+    def given(request: GroundednessRequest) -> Tokens | None:
+        """What the request gives besides the context: in QnA, the query's words."""
+        return analyse(request.query) if request.task is Task.QNA and request.query else None
 
     def judgement(
         self,
@@ -186,11 +235,15 @@ class HeuristicJudge(Judge):
         overall: float,
         scores: list[float],
         notes: Sequence[str] | None = None,
+        support: Mapping[int, float] | None = None,
     ) -> Judgement:
         """A Judgement from an answer score and per-sentence scores, with evidence and reasons.
 
         ``notes`` (one per sentence, may be empty) is appended to a flagged sentence's reason.
+        ``support``: the model's support for the sentences it scored (by sentence index); a
+        flagged sentence gets its kind and narrowed spans from :func:`._spans.ungrounded_details`.
         """
+        given = self.given(request)
         cut = self.default_thresholds
         scores = list(scores)
         if cut.verdict(overall) is Verdict.GROUNDED:
@@ -235,6 +288,20 @@ class HeuristicJudge(Judge):
                 )
                 if notes and notes[i]:
                     reason = f"{reason} ({notes[i]})"
+            kind: UngroundedKind | None = None
+            details: list[UngroundedDetail] = []
+            if verdict is not Verdict.GROUNDED:
+                kind = UngroundedKind.UNSUPPORTED
+                if feats.checkable:
+                    kind, details = ungrounded_details(
+                        request.answer,
+                        span,
+                        feats,
+                        index,
+                        reason,
+                        given,
+                        (support or {}).get(i),
+                    )
             sentences.append(
                 SentenceJudgement(
                     index=i,
@@ -246,6 +313,8 @@ class HeuristicJudge(Judge):
                     evidence=evidence,
                     reason=reason[:1].upper() + reason[1:],
                     unsupported=feats.unsupported if verdict is not Verdict.GROUNDED else [],
+                    kind=kind,
+                    ungrounded_details=details,
                 )
             )
         return Judgement(score=overall, sentences=sentences)

@@ -1,0 +1,179 @@
+"""How the embedded judges read a figure: its number with its scale and unit (``_analysis``).
+
+The judges' verdicts on these forms are in ``tests/test_reference_examples.py``; here are the
+readings themselves, unit by unit.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ground_integrations._markers import mask_markers
+from ground_integrations.judges._analysis import (
+    Reading,
+    analyse,
+    converts,
+    figure_in_brackets,
+    units_agree,
+    units_conflict,
+)
+from ground_integrations.text import split_sentences
+
+
+def readings(text: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    """Each figure of ``text`` as written, with its readings as (value, unit)."""
+    return [
+        (f.written, [(r.value, r.unit) for r in f.readings])
+        for f in analyse(f"It is {text}.").stated
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # scale words and letters
+        ("4 million", [("4 million", [("4000000", None)])]),
+        ("4,000,000", [("4,000,000", [("4000000", None)])]),
+        ("4.2bn", [("4.2bn", [("4200000000", None)])]),
+        ("4.2 billion", [("4.2 billion", [("4200000000", None)])]),
+        ("5M", [("5M", [("5000000", None)])]),
+        ("four hundred thousand", [("four hundred thousand", [("400000", None)])]),
+        ("3 trillion", [("3 trillion", [("3000000000000", None)])]),
+        # a bare "m" is metres or millions; beside money, millions
+        ("4m", [("4m", [("4", "m"), ("4000000", None)])]),
+        ("330 m", [("330 m", [("330", "m"), ("330000000", None)])]),
+        ("$5m", [("$5m", [("5000000", "dollar")])]),
+        ("4m euros", [("4m euros", [("4000000", "eur")])]),
+        # money before, codes and words after
+        ("$5M", [("$5M", [("5000000", "dollar")])]),
+        ("US$ 5", [("US$ 5", [("5", "usd")])]),
+        ("€4m", [("€4m", [("4000000", "eur")])]),
+        ("£5", [("£5", [("5", "gbp")])]),
+        ("USD 5", [("USD 5", [("5", "usd")])]),
+        ("5 million US dollars", [("5 million US dollars", [("5000000", "usd")])]),
+        ("$5k", [("$5k", [("5000", "dollar")])]),
+        ("4 million euros", [("4 million euros", [("4000000", "eur")])]),
+        # units, their spellings, abbreviations and signs
+        ("40 litres", [("40 litres", [("40", "l")])]),
+        ("40 L", [("40 L", [("40", "l")])]),
+        ("40-litre", [("40-litre", [("40", "l")])]),
+        ("40 gallons", [("40 gallons", [("40", "gal")])]),
+        ("10km", [("10km", [("10", "km")])]),
+        ("6 feet", [("6 feet", [("6", "ft")])]),
+        ("5 mg", [("5 mg", [("5", "mg")])]),
+        ("5 µg", [("5 µg", [("5", "mcg")])]),
+        ("5 pounds", [("5 pounds", [("5", "pound")])]),
+        ("5 lbs", [("5 lbs", [("5", "lb")])]),
+        ("3 weeks", [("3 weeks", [("3", "week")])]),
+        ("a 5-year-old", [("5-year-old", [("5", "year")])]),
+        ("40 °C", [("40 °C", [("40", "c")])]),
+        ("104°F", [("104°F", [("104", "f")])]),
+        ("40 degrees Celsius", [("40 degrees Celsius", [("40", "c")])]),
+        ("5%", [("5%", [("5", "%")])]),
+        ("5 per cent", [("5 per cent", [("5", "%")])]),
+        ("2 percentage points", [("2 percentage points", [("2", "pp")])]),
+        # a range's near end shares the far end's scale, as a second reading
+        (
+            "$5-6 million",
+            [("$5", [("5", "dollar"), ("5000000", "dollar")]), ("6 million", [("6000000", None)])],
+        ),
+    ],
+)
+def test_a_figure_is_read_with_its_scale_and_unit(text, expected) -> None:
+    assert readings(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the 3rd",  # an ordinal
+        "the 1990s",  # a decade
+        "covid-19",  # part of a name
+        "5G",  # a network, not grams
+        "10am",  # a time
+        "a nine-month",  # a number in letters joined to a word stays a word
+    ],
+)
+def test_a_word_with_a_digit_is_no_figure_unless_a_unit_or_scale_is_written_on(text) -> None:
+    assert analyse(f"It is {text}.").stated == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a 5K run", []),  # "K" scales only money: a "5K run" is no 5,000
+        ("1 in 4 people", [("1", [("1", None)]), ("4", [("4", None)])]),  # "in" is no inch here
+        ("2 square metres", [("2", [("2", None)])]),  # an area: no length
+    ],
+)
+def test_what_is_not_read_as_a_scale_or_unit(text, expected) -> None:
+    assert readings(text) == expected
+
+
+def test_scale_words_are_part_of_the_figure_not_content_words() -> None:
+    tokens = analyse("The city has 4 million residents.")
+    assert "million" not in tokens.stems
+    assert [tokens.words[k] for k in tokens.parts] == ["million"]
+    assert tokens.surface["4000000"] == "4 million"
+
+
+def test_units_of_one_kind_conflict_and_ambiguous_units_agree_with_each_meaning() -> None:
+    assert units_conflict("gal", "l") and units_conflict("%", "pp") and units_conflict("usd", "eur")
+    assert units_conflict("pound", "kg")  # neither meaning of "pound" is a kilogram
+    assert not units_conflict("year", "km")  # different kinds say nothing of each other
+    assert units_agree("pound", "lb") and units_agree("pound", "gbp") and units_agree("deg", "f")
+    assert units_agree("dollar", "usd") and not units_agree("usd", "aud")
+
+
+def test_a_conversion_to_the_stated_precision_is_the_same_amount() -> None:
+    assert converts(Reading("330", "m"), "1083", "ft")
+    assert converts(Reading("1083", "ft"), "330", "m")
+    assert converts(Reading("104", "f"), "40", "c") and converts(Reading("40", "c"), "104", "f")
+    assert converts(Reading("500", "mg"), "0.5", "g")
+    assert converts(Reading("48", "h"), "2", "day")
+    assert not converts(Reading("40", "gal"), "40", "l")
+    assert not converts(Reading("330", "m"), "1200", "ft")
+    assert not converts(Reading("5", "usd"), "5", "eur")  # no exchange rates
+    assert not converts(Reading("5"), "5", "m")
+
+
+@pytest.mark.parametrize(
+    ("text", "passages", "kept"),
+    [
+        ("The dose is [40] mg.", 3, "[40]"),  # cites no passage
+        ("The dose is 20 mg [5].", 3, "[5]"),
+        ("The dose is [2] mg.", 3, "[2]"),  # before a unit
+        ("Revenue was [3] million.", 3, "[3]"),  # before a scale
+        ("The dose is 20 mg [2].", 3, None),  # cites the second passage
+        ("The dose is 20 mg [1][2].", 1, None),  # a run of markers cites
+        ("The dose is 20 mg [2], [4].", 1, None),
+        ("The dose is 20 mg [Source 7].", 3, None),  # labelled
+        ("The dose is 20 mg [^7].", 3, None),  # a footnote
+        ("The dose is 20 mg [1, 7].", 3, None),  # a list
+    ],
+)
+def test_a_bracketed_number_is_a_figure_unless_it_cites_a_passage(text, passages, kept) -> None:
+    masked = mask_markers(text, figure_in_brackets(passages))
+    if kept is None:
+        assert "[" not in masked
+    else:
+        assert kept in masked
+    assert len(masked) == len(text)
+    assert mask_markers(text) == mask_markers(text, None)  # no keep: every marker is masked
+
+
+def test_an_answer_reads_a_bracketed_figure_and_the_context_masks_its_markers() -> None:
+    assert analyse("The dose is [40] mg.", 3).figures == ["40"]
+    assert analyse("The dose is [40] mg.").figures == []
+
+
+def test_a_number_alone_on_its_line_is_an_item_and_an_enumerator_a_marker() -> None:
+    for answer in ("Dose (mg):\n40.", "Dose (mg):\n40. \n", "Dose (mg):\n40. "):
+        assert [s.text for s in split_sentences(answer)] == ["Dose (mg):", "40."]
+    assert [s.text for s in split_sentences("Dose:\n1. 20 mg daily.\n2. 40 mg at night.")] == [
+        "Dose:",
+        "20 mg daily.",
+        "40 mg at night.",
+    ]
+    # a bullet alone on its line is still nothing
+    assert [s.text for s in split_sentences("Doses:\n- \n- 20 mg.")] == ["Doses:", "20 mg."]
