@@ -662,3 +662,135 @@ def test_a_hedged_scaled_figure_is_exact_in_the_medical_domain() -> None:
     medical = checker.check(context, answer, domain="Medical")
     assert medical.verdict is Verdict.NOT_GROUNDED
     assert "the figure 4 million does not appear" in medical.ungrounded_details[0].reason.lower()
+
+
+# Issue 31's one-fact edits and faithful rewordings, in both tasks. The figure cases (scale
+# words, units, list items, brackets) are caught by the figure check; the others need a model
+# that reads meaning. Known misses of the bundled judge are strict expected failures: each flips
+# to a pass, and the marker must go, when a judge that catches it ships.
+ISSUE_31_CONTEXT = (
+    "The Eiffel Tower was completed in 1889. It is 330 metres tall and was designed by the "
+    "company of Gustave Eiffel."
+)
+ISSUE_31 = [
+    # (id, context, query, answer, grounded?)
+    (
+        "negation",
+        ISSUE_31_CONTEXT,
+        "When was the Eiffel Tower completed?",
+        "The Eiffel Tower was not completed in 1889.",
+        False,
+    ),
+    (
+        "rewording",
+        ISSUE_31_CONTEXT,
+        "When was the Eiffel Tower completed?",
+        "The Eiffel Tower, finished in 1889, stands 330 metres high.",
+        True,
+    ),
+    (
+        "swapped roles",
+        "Rivera hired Okafor as head coach in 2021.",
+        "Who hired whom?",
+        "Okafor hired Rivera as head coach in 2021.",
+        False,
+    ),
+    (
+        "comparative",
+        "The river is wider than the canal.",
+        "Which is wider?",
+        "The canal is wider than the river.",
+        False,
+    ),
+    (
+        "comparative turned round",
+        "The river is wider than the canal.",
+        "Which is wider?",
+        "The canal is narrower than the river.",
+        True,
+    ),
+    (
+        "scale word",
+        "The firm reported revenue of 4 million euros.",
+        "What was the revenue?",
+        "The firm reported revenue of 4 billion euros.",
+        False,
+    ),
+    (
+        "modal",
+        "Visitors may bring a camera.",
+        "Can visitors bring a camera?",
+        "Visitors must bring a camera.",
+        False,
+    ),
+    (
+        "unit",
+        "The tank holds 40 litres.",
+        "How much does the tank hold?",
+        "The tank holds 40 gallons.",
+        False,
+    ),
+    (
+        "swapped places",
+        "Chen won the race and Patel came second.",
+        "Who won the race?",
+        "Patel won the race and Chen came second.",
+        False,
+    ),
+    (
+        "list item",
+        "The recommended dose is 20 mg.",
+        "What is the recommended dose?",
+        "Recommended dose (mg):\n40.",
+        False,
+    ),
+    (
+        "bracketed figure",
+        "The recommended dose is 20 mg.",
+        "What is the recommended dose?",
+        "[40] mg",
+        False,
+    ),
+    (
+        "synonym",
+        "Sales increased by 5% in 2020.",
+        "How did sales change in 2020?",
+        "Sales rose by 5% in 2020.",
+        True,
+    ),
+    (
+        "rounded figure",
+        "The city has 4,012,550 residents.",
+        "How many people live there?",
+        "The city has about 4 million residents.",
+        True,
+    ),
+    (
+        "not + antonym",
+        "Mount Pel is an inactive volcano.",
+        "Is Mount Pel active?",
+        "Mount Pel is not active.",
+        True,
+    ),
+    (
+        "passive",
+        "The committee approved the plan.",
+        "What happened to the plan?",
+        "The plan was approved by the committee.",
+        True,
+    ),
+]
+ISSUE_31_MISSES: dict[tuple[str, str], str] = {}
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("case", "context", "query", "answer", "grounded"), ISSUE_31, ids=[c[0] for c in ISSUE_31]
+)
+def test_issue_31_one_fact_edits_and_rewordings(
+    default_checker, request, case, context, query, answer, grounded, task
+) -> None:
+    if (case, task) in ISSUE_31_MISSES:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=ISSUE_31_MISSES[case, task]))
+    result = default_checker.check([context], answer, query if task == "QnA" else None, task=task)
+    assert (result.verdict is Verdict.GROUNDED) is grounded, (result.verdict, result.score)
