@@ -228,7 +228,10 @@ class CrossEncoderJudge(Judge):
             fitted.
         batch_size: pairs per ONNX run (default 32 for ``"padded"``, 1 for ``"pair"``; above
             1, ``"pair"`` runs buckets of similar token length).
-        threads: onnxruntime intra-op threads (None: its default).
+        threads: onnxruntime intra-op threads per model run; 1 by default, the fastest on a
+            busy 2-core machine (``benchmarks/results/threads.txt``: a batch of four pairs took
+            225 ms on one thread against 258 on two and 289 with onnxruntime's default, every
+            core, while another process kept one core busy); None: onnxruntime's default.
         always_run_model: run the model on every check (not only uncertain ones), on as many
             sentences as the profile says; slower, for audits that can afford it.
         index_cache_size: contexts indexed recently are kept for the lexical stage (a
@@ -250,7 +253,7 @@ class CrossEncoderJudge(Judge):
         max_length: int = 128,
         batching: str | None = None,
         batch_size: int | None = None,
-        threads: int | None = None,
+        threads: int | None = 1,
         always_run_model: bool = False,
         index_cache_size: int = 32,
         index_cache_bytes: int = INDEX_CACHE_BYTES,
