@@ -45,6 +45,8 @@ def main() -> int:
         f"{'group':34s} {'n':>5s} {'mean':>6s} {'sd':>6s} {'min':>6s} {'max':>6s} {'best cut':>9s} {'span F1':>8s}"
     )
     for g in runs[0]:
+        if "balanced_accuracy" not in runs[0][g]:
+            continue
         bas = [r[g]["balanced_accuracy"] for r in runs]
         f1s = [r[g]["span_f1"] for r in runs if r[g]["span_f1"] is not None]
         f1 = f"{statistics.fmean(f1s):8.3f}" if f1s else f"{'-':>8s}"
@@ -52,6 +54,14 @@ def main() -> int:
         print(
             f"{g:34s} {runs[0][g]['n']:5d} {statistics.fmean(bas):6.3f} {sd:6.3f} "
             f"{min(bas):6.3f} {max(bas):6.3f} {runs[0][g]['baseline_best_cut']:9.3f} {f1}"
+        )
+    natural = [r["rag_dev:natural"] for r in runs if "rag_dev:natural" in r]
+    if natural:
+        print(
+            "rag_dev natural mix, mean over splits: response-level F1 (hallucinated) "
+            f"{statistics.fmean(n['f1'] for n in natural):.3f}, correct answers flagged "
+            f"{statistics.fmean(n['flagged'] for n in natural):.1%}, hallucinated answers passed "
+            f"{statistics.fmean(n['passed'] for n in natural):.1%}"
         )
     return 0
 
