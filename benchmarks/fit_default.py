@@ -647,7 +647,8 @@ def main() -> int:
             f"{f1} {runs[sel].mean():6.2f}"
         )
     # the natural label mix of rag_dev (RAGTruth as its LLMs answered): what a user sees
-    sel = np.array([r in rag for r in records]) if rag else np.zeros(len(y), bool)
+    in_rag = {id(r) for r in rag}
+    sel = np.array([id(r) in in_rag for r in records])
     if sel.any():
         tp = int((final_pred & (y == 1) & sel).sum())
         fp = int((final_pred & (y == 0) & sel).sum())
