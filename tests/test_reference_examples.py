@@ -780,7 +780,24 @@ ISSUE_31 = [
         True,
     ),
 ]
-ISSUE_31_MISSES: dict[tuple[str, str], str] = {}
+_EDIT_MISS = "every word is in the context and the bundled model rates the edit as supported"
+_KEEP_MISS = "the words differ from the context's and the bundled judge flags the rewording"
+ISSUE_31_MISSES: dict[tuple[str, str], str] = {
+    ("negation", "Summarization"): _EDIT_MISS,
+    ("rewording", "QnA"): _KEEP_MISS,
+    ("swapped roles", "QnA"): _EDIT_MISS,
+    ("swapped roles", "Summarization"): _EDIT_MISS,
+    ("comparative", "QnA"): _EDIT_MISS,
+    ("comparative", "Summarization"): _EDIT_MISS,
+    ("comparative turned round", "QnA"): _KEEP_MISS,
+    ("modal", "QnA"): _EDIT_MISS,
+    ("modal", "Summarization"): _EDIT_MISS,
+    ("swapped places", "QnA"): _EDIT_MISS,
+    ("swapped places", "Summarization"): _EDIT_MISS,
+    ("synonym", "QnA"): _KEEP_MISS,
+    ("rounded figure", "QnA"): _KEEP_MISS,
+    ("not + antonym", "QnA"): _KEEP_MISS,
+}
 
 
 @pytest.mark.parametrize("task", TASKS)
