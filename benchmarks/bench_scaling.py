@@ -409,7 +409,7 @@ def main() -> int:
     default.judge.support([("Warm up.", "Warm up.")])
     context, answer, _ = shapes["company news (synthetic)"]
     seconds = timed(lambda: default.check(context, answer, QUERY, task="QnA"))
-    print(f"company news, GroundednessChecker() (every core): {seconds:.2f} s")
+    print(f"company news, GroundednessChecker() (its defaults): {seconds:.2f} s")
     budget = model_budget(default_judge)
     slowest_lexical = max(lexical_seconds)
     print(
