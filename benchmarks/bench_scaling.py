@@ -22,7 +22,7 @@ figure or a name changed and some made up. One check per row, one thread, each a
   (CrossEncoderJudge with one onnxruntime thread), and the default judge with its model forced
   on its whole pair budget (:func:`full_budget`: ``always_run_model`` and as many sentences as
   ``max_model_pairs`` allows, where the fitted profiles run the model on one); the synthetic
-  news also as ``GroundednessChecker()`` builds the judge (onnxruntime's default, every core);
+  news also as ``GroundednessChecker()`` builds the judge (its defaults: one model thread);
 * the model at its budget: ``max_model_pairs`` pairs each as long as ``max_length`` allows (the
   most a check's model stage can cost), and the bound it gives: the slowest of those checks
   without its model time, plus that. The issue asks for a bound within 2 s on one thread;
