@@ -218,11 +218,12 @@ class _FixedScore(Judge):
 
 def _table(judge: Judge, qna: float, summ: float, pooled: float) -> CalibratedThresholds:
     def cut(value: float, task: str | None) -> GroupCut:
+        n = 200 if task is None else 100  # the pooled default holds both groups' examples
         return GroupCut(
             task=task,
             cut=value,
-            n_not_grounded=100,
-            n_grounded=100,
+            n_not_grounded=n,
+            n_grounded=n,
             rank=1,
             passed_not_grounded=0,
             blocked_grounded=0,
@@ -500,3 +501,156 @@ def test_eval_report_marks_the_calibrated_cuts(tmp_path, capsys) -> None:
     page = report.read_text(encoding="utf-8")
     assert "QnA: flag below 0.61" in page and "Summarization: flag below 0.42" in page
     assert "all: flag below 0.5" in page
+
+
+# -- what a thresholds file may say ------------------------------------------------------------
+
+
+def _valid_file(tmp_path) -> tuple[dict, object]:
+    """A file as `ground calibrate` writes it (per task), as a dict to tamper with."""
+    table = calibrate(
+        _rows(20, 120, 80, task="QnA") + _rows(21, 90, 60, task="Summarization"),
+        judge=HeuristicJudge().info,
+    )
+    path = tmp_path / "thresholds.json"
+    table.save(path)
+    return json.loads(path.read_text()), path
+
+
+def _load_tampered(path, data: dict) -> CalibratedThresholds:
+    path.write_text(json.dumps(data))
+    return CalibratedThresholds.load(path)
+
+
+def test_a_file_written_by_calibrate_loads_as_written(tmp_path) -> None:
+    data, path = _valid_file(tmp_path)
+    assert CalibratedThresholds.load(path).model_dump(mode="json") == data
+    # a byte-order mark (some editors add one) changes nothing
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert CalibratedThresholds.load(path).model_dump(mode="json") == data
+
+
+def test_a_file_that_names_no_judge_is_refused(tmp_path, capsys) -> None:
+    data, path = _valid_file(tmp_path)
+    with pytest.raises(ConfigurationError, match=r"judge: missing.*ground calibrate"):
+        _load_tampered(path, {**data, "judge": None})
+    no_key = {k: v for k, v in data.items() if k != "judge"}
+    with pytest.raises(ConfigurationError, match="judge: missing"):
+        _load_tampered(path, no_key)
+    # the CLI says it in one line, whatever judge it runs
+    code = main(["check", "-c", "Paris.", "-a", "Paris.", "--thresholds", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "judge: missing" in err and len(err.strip().splitlines()) == 1
+    # and such a file is never written
+    table = calibrate(_rows(22, 60, 60))
+    with pytest.raises(ConfigurationError, match="judge"):
+        table.save(tmp_path / "nameless.json")
+    assert not (tmp_path / "nameless.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        (lambda d: d["groups"][0].update(cut=0.0), "cut must be above 0"),
+        (lambda d: d["default"].update(cut=-0.1), "greater than or equal to 0"),
+        (
+            lambda d: d["groups"].append(dict(d["groups"][0], cut=0.01)),
+            "two groups for QnA",
+        ),
+        (lambda d: d["groups"][1].update(task="qna"), "two groups for QnA"),
+        (lambda d: d["groups"][0].update(task="QnAx"), "unknown task 'QnAx'"),
+        (lambda d: d["groups"][0].update(task=None), "names no task or domain"),
+        (lambda d: d["default"].update(task="QnA"), "names no task or domain"),
+        (
+            lambda d: d["default"].update(blocked_interval=[2, -1]),
+            r"blocked_interval \[2\.0, -1\.0\]",
+        ),
+        (lambda d: d["default"].update(blocked_interval=[0.9, 0.95]), "blocked share"),
+        (lambda d: d["default"].update(blocked_rate=0.99), "blocked_rate"),
+        (lambda d: d["default"].update(blocked_grounded=10_000), "exceeds n_grounded"),
+        (lambda d: d["groups"][0].update(passed_not_grounded=500), "must be below rank"),
+        (lambda d: d["groups"][0].update(rank=10_000), "exceeds n_not_grounded"),
+        (lambda d: d["groups"][0].update(rank=100), "does not bound the pass rate"),
+        (
+            lambda d: d["groups"][0].update(n_not_grounded=5, rank=1, passed_not_grounded=0),
+            "need 45",
+        ),
+        (
+            lambda d: d["default"].update(
+                n_grounded=1_000, blocked_rate=None, blocked_interval=None
+            ),
+            "add up to",
+        ),
+        (lambda d: d.update(max_pass_rate=0.001), "does not bound the pass rate|need"),
+    ],
+)
+def test_contradictory_thresholds_files_are_refused(tmp_path, tamper, message) -> None:
+    data, path = _valid_file(tmp_path)
+    tamper(data)
+    with pytest.raises(ConfigurationError, match=message) as info:
+        _load_tampered(path, data)
+    assert str(path) in str(info.value)
+
+
+def test_deeply_nested_json_is_a_configuration_error_not_a_crash(tmp_path, capsys) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 50_000 + "]" * 50_000)
+    with pytest.raises(ConfigurationError, match="nested too deeply"):
+        CalibratedThresholds.load(path)
+    path.write_text(
+        '{"format": "ground-thresholds/1", "judge": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    )
+    with pytest.raises(ConfigurationError, match="nested too deeply"):
+        CalibratedThresholds.load(path)
+    assert main(["check", "-c", "Paris.", "-a", "Paris.", "--thresholds", str(path)]) == 2
+    assert "nested too deeply" in capsys.readouterr().err
+
+
+class _SupportiveJudge(Judge):
+    """Finds every sentence supported, with a middling score: the cut decides."""
+
+    name = "supportive"
+    version = "1"
+
+    def __init__(self, score: float) -> None:
+        self.score = score
+
+    def judge(self, request: GroundednessRequest) -> Judgement:
+        from ground_integrations.models import SentenceJudgement, Verdict
+
+        sentence = SentenceJudgement(
+            index=0,
+            text=request.answer,
+            start=0,
+            end=len(request.answer),
+            score=self.score,
+            verdict=Verdict.GROUNDED,
+            reason="Supported by the context (passage 0)",
+        )
+        return Judgement(score=self.score, sentences=[sentence])
+
+
+def test_a_verdict_decided_by_the_calibrated_cut_says_so() -> None:
+    judge = _SupportiveJudge(0.71)
+    table = _table(judge, qna=0.8, summ=0.5, pooled=0.6)
+    checker = GroundednessChecker(judge, thresholds=table)
+    r = checker.check("Paris is in France.", "Paris is in France.", "Where?", task="QnA")
+    assert r.verdict.value == "notGrounded"
+    reason = "score 0.71 is below the calibrated cut 0.80 for QnA"
+    assert r.sentences[0].reason == reason and r.ungrounded_details[0].reason == reason
+    assert "Supported" not in r.model_dump_json()
+    # where the cut lets the sentence pass, the judge's reason stands
+    ok = checker.check("Paris is in France.", "Paris is in France.", task="Summarization")
+    assert ok.verdict.value == "grounded"
+    assert ok.sentences[0].reason == "Supported by the context (passage 0)"
+    # a plain cut given to the checker says the same; so does a notSure band
+    plain = GroundednessChecker(judge, thresholds=Thresholds(grounded=0.75, not_grounded=0.7))
+    band = plain.check("Paris is in France.", "Paris is in France.")
+    assert band.verdict.value == "notSure"
+    assert (
+        band.sentences[0].reason == "score 0.71 is below the checker's cut 0.75 (the notSure band)"
+    )
+    # a score a hair under the cut is printed with the digits that show it
+    close = GroundednessChecker(_SupportiveJudge(0.7999), thresholds=table)
+    r = close.check("Paris is in France.", "Paris is in France.", "Where?", task="QnA")
+    assert r.sentences[0].reason == "score 0.7999 is below the calibrated cut 0.8000 for QnA"

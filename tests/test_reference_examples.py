@@ -668,22 +668,22 @@ def test_a_hedged_scaled_figure_is_exact_in_the_medical_domain() -> None:
 # words, units, list items, brackets) are caught by the figure check; the others need a model
 # that reads meaning. Known misses of the bundled judge are strict expected failures: each flips
 # to a pass, and the marker must go, when a judge that catches it ships.
-ISSUE_31_CONTEXT = (
+ONE_FACT_CONTEXT = (
     "The Eiffel Tower was completed in 1889. It is 330 metres tall and was designed by the "
     "company of Gustave Eiffel."
 )
-ISSUE_31 = [
+ONE_FACT = [
     # (id, context, query, answer, grounded?)
     (
         "negation",
-        ISSUE_31_CONTEXT,
+        ONE_FACT_CONTEXT,
         "When was the Eiffel Tower completed?",
         "The Eiffel Tower was not completed in 1889.",
         False,
     ),
     (
         "rewording",
-        ISSUE_31_CONTEXT,
+        ONE_FACT_CONTEXT,
         "When was the Eiffel Tower completed?",
         "The Eiffel Tower, finished in 1889, stands 330 metres high.",
         True,
@@ -782,18 +782,10 @@ ISSUE_31 = [
 ]
 _EDIT_MISS = "every word is in the context and the bundled model rates the edit as supported"
 _KEEP_MISS = "the words differ from the context's and the bundled judge flags the rewording"
-ISSUE_31_MISSES: dict[tuple[str, str], str] = {
+ONE_FACT_MISSES: dict[tuple[str, str], str] = {
     ("negation", "Summarization"): _EDIT_MISS,
     ("rewording", "QnA"): _KEEP_MISS,
-    ("swapped roles", "QnA"): _EDIT_MISS,
-    ("swapped roles", "Summarization"): _EDIT_MISS,
-    ("comparative", "QnA"): _EDIT_MISS,
-    ("comparative", "Summarization"): _EDIT_MISS,
     ("comparative turned round", "QnA"): _KEEP_MISS,
-    ("modal", "QnA"): _EDIT_MISS,
-    ("modal", "Summarization"): _EDIT_MISS,
-    ("swapped places", "QnA"): _EDIT_MISS,
-    ("swapped places", "Summarization"): _EDIT_MISS,
     ("synonym", "QnA"): _KEEP_MISS,
     ("rounded figure", "QnA"): _KEEP_MISS,
     ("not + antonym", "QnA"): _KEEP_MISS,
@@ -802,12 +794,12 @@ ISSUE_31_MISSES: dict[tuple[str, str], str] = {
 
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize(
-    ("case", "context", "query", "answer", "grounded"), ISSUE_31, ids=[c[0] for c in ISSUE_31]
+    ("case", "context", "query", "answer", "grounded"), ONE_FACT, ids=[c[0] for c in ONE_FACT]
 )
-def test_issue_31_one_fact_edits_and_rewordings(
+def test_one_fact_edits_and_rewordings(
     default_checker, request, case, context, query, answer, grounded, task
 ) -> None:
-    if (case, task) in ISSUE_31_MISSES:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=ISSUE_31_MISSES[case, task]))
+    if (case, task) in ONE_FACT_MISSES:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=ONE_FACT_MISSES[case, task]))
     result = default_checker.check([context], answer, query if task == "QnA" else None, task=task)
     assert (result.verdict is Verdict.GROUNDED) is grounded, (result.verdict, result.score)

@@ -13,9 +13,8 @@ import html
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,20 @@ import pytest
 from ground_integrations.cli import main
 from ground_integrations.evaluation import grouped_metrics, read_jsonl
 from ground_integrations.judges.base import Thresholds
-from ground_integrations.report import ReportInput, _highlight, render_report, sweep
+from ground_integrations.report import (
+    ReportInput,
+    _highlight,
+    confusion_figure,
+    cut_for,
+    group_rows,
+    histogram_figure,
+    latency_figure,
+    render_report,
+    sweep,
+    sweep_figure,
+)
+
+from ._browser import needs_chromium, probe, screenshot
 
 pytest.importorskip("matplotlib", reason="the report needs the [report] extra (matplotlib)")
 
@@ -140,13 +152,16 @@ def test_report_holds_the_tables_plots_and_mistakes(data: Path, tmp_path: Path, 
     rows = list(read_jsonl(data.with_suffix(".results.jsonl")))
     # The summary table carries the same numbers as the evaluation code.
     for key, m in grouped_metrics(rows).items():
-        row = re.search(rf"<th scope=row>{re.escape(key)}</th><td>(\d+)</td><td>([^<]+)</td>", page)
+        row = re.search(
+            rf'<th scope="row"[^>]*>{re.escape(key)}</th><td[^>]*>(\d+)</td><td[^>]*>([^<]+)</td>',
+            page,
+        )
         assert row is not None, key
         assert int(row.group(1)) == m.n
         assert row.group(2) == f"{m.balanced_accuracy:.3f}"
     # Four figures, each an inline SVG drawn by matplotlib.
     for fig in ("fig-confusion", "fig-scores", "fig-sweep", "fig-latency"):
-        assert re.search(rf"<figure id={fig}><svg[^>]*>", page), fig
+        assert re.search(rf'<figure id="{fig}"><svg[^>]*>', page), fig
     assert page.count("<svg") == 4
     # Self-contained: no script, no external reference of any kind.
     assert "<script" not in page
@@ -262,78 +277,173 @@ def test_render_marks_group_cuts_and_refuses_empty_input() -> None:
         render_report(ReportInput(rows=[], records={}, title="t"))
 
 
-# -- headless Chromium -------------------------------------------------------------------------
+# -- hostile input: escaped and quoted everywhere, and resume does not trust a tampered file ------
 
-CHROMIUM = next(
-    (shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None
-)
-# .ci/run sets GROUND_REQUIRE_CHROMIUM=1: there a missing browser fails instead of skipping.
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("GROUND_REQUIRE_CHROMIUM"),
-    reason="Debian's chromium is not installed (apt-get install -y chromium); .ci/run installs it",
-)
-
-#: Injected into a copy of the page: records script errors and failed loads (the capture phase
-#: sees an <img>'s error event), then writes what it saw into the DOM for --dump-dom.
-PROBE = """<script>
-window.__seen = [];
-window.addEventListener("error", function (e) {
-  var t = e.target;
-  window.__seen.push(t && t !== window ? "load failed: " + (t.src || t.href || t.tagName)
-                                      : "script error: " + e.message);
-}, true);
-window.addEventListener("load", function () {
-  var figs = Array.prototype.slice.call(document.querySelectorAll("figure svg"));
-  var imgs = Array.prototype.slice.call(document.images);
-  var out = document.createElement("pre");
-  out.id = "probe";
-  out.textContent = JSON.stringify({
-    errors: window.__seen,
-    svgs: figs.length,
-    drawn: figs.filter(function (s) { var r = s.getBoundingClientRect();
-                                      return r.width > 100 && r.height > 100; }).length,
-    broken: imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); })
-                .map(function (i) { return i.src; }),
-    resources: performance.getEntriesByType("resource").map(function (r) { return r.name; }),
-    title: document.title
-  });
-  document.body.appendChild(out);
-});
-</script>"""
+#: Attribute injection through an unquoted value, markup, a closing quote, a comment breaker.
+PAYLOAD = "x tabindex=0 autofocus onfocus=document.title='owned' "
+HOSTILE = [
+    PAYLOAD,
+    "<script>document.title='owned'</script>",
+    '"><img src=x onerror="document.title=\'owned\'">',
+    "' onmouseover='document.title=1",
+    "--><script>document.title='owned'</script><!--",
+]
 
 
-def _chromium(*args: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None, "chromium is not installed: apt-get install -y chromium"
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--hide-scrollbars",
-        "--no-first-run",
-        "--virtual-time-budget=5000",
+class _Tags(HTMLParser):
+    """Every start tag's raw text and attribute names (outside the figures' SVG)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, str, list[tuple[str, str | None]]]] = []
+        self.depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "svg":
+            self.depth += 1
+        if not self.depth:
+            self.tags.append((tag, self.get_starttag_text() or "", attrs))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "svg":
+            self.depth -= 1
+
+
+def _unquoted(tag_text: str) -> list[str]:
+    """Attribute values written without quotes in a raw start tag."""
+    inner = re.sub(r"""(["'])(?:(?!\1).)*\1""", '""', tag_text, flags=re.DOTALL)
+    return re.findall(r"""=\s*[^\s"'>]""", inner)
+
+
+def assert_inert(page: str) -> None:
+    """No script, no event handler, no injected element, nothing fetched, every attribute value
+    quoted."""
+    assert "<script" not in page.lower()
+    parser = _Tags()
+    parser.feed(page)
+    assert parser.tags
+    for tag, text, attrs in parser.tags:
+        names = [n for n, _ in attrs]
+        assert tag not in {"img", "script", "iframe", "object", "embed", "link"}, text
+        assert not [n for n in names if n.startswith("on")], text
+        assert not {"autofocus", "tabindex", "src", "href", "srcset"} & set(names), text
+        assert not any("url(" in (v or "") or "@import" in (v or "") for _, v in attrs), text
+        assert not _unquoted(text), text
+
+
+def _hostile_report() -> str:
+    rows, records = [], {}
+    for i, bad in enumerate(HOSTILE):
+        answer = f"It is 512 metres tall {bad}. It opened in 1925."
+        rid = f"{bad}{i}"
+        rows.append(
+            {
+                "id": rid,
+                "dataset": bad,
+                "task": bad,
+                "subtask": bad,
+                "domain": bad,
+                "label": "notGrounded" if i % 2 else "grounded",
+                "verdict": "grounded" if i % 2 else "notGrounded",
+                "score": 0.9 if i % 2 else 0.1,
+                "latency_ms": 3.0,
+                "spans": [{"start": 0, "end": 10, "reason": bad, "kind": bad}, {"start": "a"}],
+                "gold_spans": [[0, 5], "0-5", {"start": 2, "end": 10_000_000}],
+                "sentences": [
+                    {"start": 0, "end": 20, "score": 0.2, "verdict": bad, "reason": bad,
+                     "evidence": [bad]},
+                    {"start": "x", "end": None, "score": bad, "verdict": None},
+                ],
+            }
+        )
+        records[rid] = {"answer": answer, "query": bad, "context": [bad, f"ctx {bad}"]}
+    return render_report(ReportInput(rows=rows, records=records, title=f"title {HOSTILE[2]}"))
+
+
+def test_report_escapes_and_quotes_every_value_from_the_files() -> None:
+    page = _hostile_report()
+    assert_inert(page)
+    # the text is there, shown as text
+    assert html.escape("<script>document.title='owned'</script>", quote=False) in page.replace(
+        "&#39;", "'"
+    )
+
+
+def test_inertness_check_can_fail() -> None:
+    with pytest.raises(AssertionError):
+        assert_inert('<p><span class=v-x tabindex=0 autofocus onfocus="alert(1)">a</span></p>')
+    with pytest.raises(AssertionError):
+        assert_inert("<p><span class=v-grounded>a</span></p>")  # unquoted attribute value
+
+
+def test_resume_refuses_a_tampered_verdict_and_checks_the_record_again(
+    data: Path, tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "out.jsonl"
+    report = tmp_path / "report.html"
+    assert _eval(data, report, "-o", str(out)) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    tampered = rows[0]["id"]
+    rows[0]["verdict"] = PAYLOAD
+    rows[1]["sentences"][0]["verdict"] = PAYLOAD
+    rows[2]["score"] = "0.5"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    capsys.readouterr()
+    assert _eval(data, report, "-o", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "3 line(s) are not outcomes ground writes" in err and "unknown verdict" in err
+    again = {r["id"]: r for r in read_jsonl(out)}
+    assert len(again) == len(rows)
+    assert again[tampered]["verdict"] in {"grounded", "notSure", "notGrounded"}
+    assert all(s["verdict"] != PAYLOAD for r in again.values() for s in r.get("sentences", []))
+    page = report.read_text(encoding="utf-8")
+    assert "onfocus" not in page and "tabindex" not in page
+    assert_inert(page)
+
+
+@pytest.mark.parametrize("name", ["us$_$eu", "$\\frac{$", "price in $", "a$b$c"])
+def test_a_dollar_in_a_dataset_name_is_drawn_as_text(name: str) -> None:
+    rows = [
+        {"id": "a", "dataset": name, "task": "QnA", "label": "grounded", "verdict": "grounded",
+         "score": 0.8, "latency_ms": 2.0},
+        {"id": "b", "dataset": name, "task": "QnA", "label": "notGrounded",
+         "verdict": "notGrounded", "score": 0.1, "latency_ms": 4.0},
     ]
-    return subprocess.run(
-        [CHROMIUM, *flags, *args], capture_output=True, text=True, timeout=120, check=False
-    )
+    page = render_report(ReportInput(rows=rows, records={}, title=name))
+    assert page.count("<svg") == 4
+    for draw in (confusion_figure, histogram_figure, sweep_figure):
+        fig = draw(rows)
+        assert fig.axes[0].get_title() == f"{name}:QnA"
+        fig.canvas.draw()  # laying the text out is where mathtext failed
 
 
-def _probe(page: Path, tmp_path: Path) -> dict:
-    probed = tmp_path / f"probed-{page.name}"
-    probed.write_text(
-        page.read_text(encoding="utf-8").replace("<head>", "<head>" + PROBE, 1), encoding="utf-8"
-    )
-    done = _chromium("--dump-dom", probed.as_uri())
-    found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.DOTALL)
-    assert found, f"chromium did not render the page: {done.stderr[-2000:]}"
-    return json.loads(html.unescape(found.group(1)))
+def test_figures_are_public_and_mark_the_cut_in_use(data: Path, tmp_path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    out = tmp_path / "out.jsonl"
+    assert main(["eval", str(data), "--judge", "heuristic", "--no-progress", "-o", str(out)]) == 0
+    rows = list(read_jsonl(out))
+    groups = group_rows(rows)
+    assert list(groups)[-1] == "all" and len(groups["all"]) == len(rows)
+    fig = confusion_figure(rows)
+    assert isinstance(fig, Figure) and len(fig.axes) == len(groups)
+    # a cut per task: each panel marks its own task's cut, "all" the pooled one
+    cut = {"QnA": Thresholds.around(0.3), "all": Thresholds.around(0.6)}
+    for draw in (histogram_figure, sweep_figure):
+        fig = draw(groups, cut)
+        marked = {
+            ax.get_title(): {round(line.get_xdata()[0], 3) for line in ax.lines
+                             if line.get_linestyle() == "--"}
+            for ax in fig.axes
+        }
+        assert marked["ragtruth:QnA"] == {0.3} and marked["summedits:Summarization"] == {0.6}
+        assert marked["all"] == {0.6}
+    assert cut_for(Thresholds.around(0.4), rows) == Thresholds.around(0.4)
+    assert cut_for(None, rows) is None
+    assert isinstance(latency_figure(rows), Figure)
 
 
-def _screenshot(page: Path, png: Path) -> None:
-    png.unlink(missing_ok=True)
-    done = _chromium("--window-size=1400,2600", f"--screenshot={png}", page.as_uri())
-    assert png.exists() and png.stat().st_size > 10_000, done.stderr[-2000:]
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+# -- headless Chromium -------------------------------------------------------------------------
 
 
 @needs_chromium
@@ -344,7 +454,7 @@ def test_probe_catches_script_errors_and_missing_images(tmp_path: Path) -> None:
         "<!DOCTYPE html><html><head><title>bad</title></head><body>"
         '<img src="missing.png"><script>undefinedFunction();</script></body></html>'
     )
-    seen = _probe(bad, tmp_path)
+    seen = probe(bad, tmp_path)
     assert any("script error" in e for e in seen["errors"])
     assert any("missing.png" in e for e in seen["errors"])
     assert seen["broken"]
@@ -354,12 +464,23 @@ def test_probe_catches_script_errors_and_missing_images(tmp_path: Path) -> None:
 def test_report_renders_in_headless_chromium(data: Path, tmp_path: Path) -> None:
     report = tmp_path / "report.html"
     assert _eval(data, report) == 0
-    seen = _probe(report, tmp_path)
+    seen = probe(report, tmp_path)
     assert seen["errors"] == [] and seen["broken"] == []
     assert seen["svgs"] == 4 and seen["drawn"] == 4  # every plot is present and has a size
     assert seen["resources"] == []  # nothing fetched: the file is self-contained
     assert seen["title"].startswith("heuristic")
-    _screenshot(report, tmp_path / "report.png")
+    screenshot(report, tmp_path / "report.png")
+
+
+@needs_chromium
+def test_a_hostile_report_runs_nothing_in_chromium(tmp_path: Path) -> None:
+    page = tmp_path / "hostile.html"
+    page.write_text(_hostile_report(), encoding="utf-8")
+    seen = probe(page, tmp_path)
+    assert seen["errors"] == [] and seen["broken"] == [] and seen["resources"] == []
+    assert seen["scripts"] == 1  # the probe's own
+    assert seen["title"] == f"title {HOSTILE[2]}"  # shown as text, never run
+    assert seen["svgs"] == 4 and seen["drawn"] == 4
 
 
 @needs_chromium
@@ -369,6 +490,6 @@ def test_report_renders_in_headless_chromium(data: Path, tmp_path: Path) -> None
 )
 def test_example_report_screenshot(tmp_path: Path) -> None:
     report = Path(os.environ["GROUND_EXAMPLE_REPORT"]).resolve()
-    seen = _probe(report, tmp_path)
+    seen = probe(report, tmp_path)
     assert seen["errors"] == [] and seen["broken"] == [] and seen["drawn"] == seen["svgs"] == 4
-    _screenshot(report, ROOT / "docs" / "assets" / "example-report.png")
+    screenshot(report, ROOT / "docs" / "assets" / "example-report.png")

@@ -26,6 +26,7 @@ from .citations import (
     find_citations,
 )
 from .errors import (
+    CheckCancelledError,
     ConfigurationError,
     EmptyInputError,
     EnforceTimeoutError,
@@ -77,6 +78,7 @@ __all__ = [
     "AZURE_LIMITS",
     "DEFAULT_LIMITS",
     "Action",
+    "CheckCancelledError",
     "CitationMarker",
     "CitationResult",
     "CitationStatus",

@@ -38,7 +38,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .errors import ConfigurationError, InvalidInputError
 from .judges.base import Thresholds
@@ -54,6 +61,7 @@ __all__ = [
     "clopper_pearson",
     "max_rank",
     "needed_not_grounded",
+    "require_examples",
 ]
 
 #: Version of the thresholds file format.
@@ -128,6 +136,34 @@ def max_rank(n: int, max_pass_rate: float, confidence: float) -> int:
     return rank
 
 
+#: Above this rank the file's bound is not re-derived on load (it costs one term per rank; a
+#: real calibration never gets near it).
+_RECHECKED_RANK = 1_000_000
+
+
+def _check_rank(group: GroupCut, max_pass_rate: float, confidence: float) -> None:
+    """A group's cut must keep the promise its file states: at least the examples the bound
+    needs, and a rank no higher than :func:`max_rank` allows (summed as it sums)."""
+    needed = needed_not_grounded(max_pass_rate, confidence)
+    if group.n_not_grounded < needed:
+        raise ValueError(
+            f"group {group.name}: {group.n_not_grounded} notGrounded examples cannot bound the "
+            f"pass rate at {max_pass_rate:g} with {confidence:g} confidence (need {needed})"
+        )
+    if group.rank > _RECHECKED_RANK:
+        return
+    cdf = 0.0
+    for k in range(1, group.rank + 1):
+        cdf += math.exp(_log_pmf(k - 1, group.n_not_grounded, max_pass_rate))
+    if cdf > (1.0 - confidence) * (1 + 1e-9):
+        raise ValueError(
+            f"group {group.name}: rank {group.rank} of {group.n_not_grounded} notGrounded "
+            f"examples does not bound the pass rate at {max_pass_rate:g} with "
+            f"{confidence:g} confidence (at most rank "
+            f"{max_rank(group.n_not_grounded, max_pass_rate, confidence)})"
+        )
+
+
 def _solve(f: Any, target: float, increasing: bool) -> float:
     """The ``p`` in [0, 1] where the monotone ``f(p)`` crosses ``target`` (bisection)."""
     lo, hi = 0.0, 1.0
@@ -195,6 +231,65 @@ class GroupCut(BaseModel):
     )
     blocked_interval: tuple[float, float] | None = None
 
+    @field_validator("task", "domain", mode="before")
+    @classmethod
+    def _known(cls, value: Any, info: Any) -> Any:
+        """A task or domain the checker knows, spelled as it spells it (case is forgiven): a
+        group named ``"QnAx"`` would never match a request and silently never apply."""
+        if value is None or not isinstance(value, str):
+            return value
+        kind = Task if info.field_name == "task" else Domain
+        for member in kind:
+            if member.value.casefold() == value.strip().casefold():
+                return member.value
+        raise ValueError(
+            f"unknown {info.field_name} {value!r} (expected "
+            + " or ".join(m.value for m in kind)
+            + ")"
+        )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GroupCut:
+        """The counts of a group must be ones a calibration can produce."""
+        if not self.cut > 0.0:
+            raise ValueError(
+                "cut must be above 0: a cut of 0 lets every answer pass, contradicted ones "
+                "included (a calibrated cut lies just above a notGrounded score)"
+            )
+        if self.rank > self.n_not_grounded:
+            raise ValueError(f"rank ({self.rank}) exceeds n_not_grounded ({self.n_not_grounded})")
+        if self.passed_not_grounded >= self.rank:
+            raise ValueError(
+                f"passed_not_grounded ({self.passed_not_grounded}) must be below rank "
+                f"({self.rank}): the cut flags the rank-th highest notGrounded score"
+            )
+        if self.blocked_grounded > self.n_grounded:
+            raise ValueError(
+                f"blocked_grounded ({self.blocked_grounded}) exceeds n_grounded ({self.n_grounded})"
+            )
+        if self.n_grounded == 0:
+            if self.blocked_rate is not None or self.blocked_interval is not None:
+                raise ValueError(
+                    "blocked_rate and blocked_interval need grounded examples (n_grounded is 0)"
+                )
+            return self
+        rate = self.blocked_grounded / self.n_grounded
+        if self.blocked_rate is not None and not math.isclose(
+            self.blocked_rate, rate, rel_tol=1e-9, abs_tol=1e-12
+        ):
+            raise ValueError(
+                f"blocked_rate ({self.blocked_rate}) is not blocked_grounded / n_grounded "
+                f"({self.blocked_grounded}/{self.n_grounded})"
+            )
+        if self.blocked_interval is not None:
+            low, high = self.blocked_interval
+            if not (0.0 <= low <= high <= 1.0) or not (low - 1e-9 <= rate <= high + 1e-9):
+                raise ValueError(
+                    f"blocked_interval {list(self.blocked_interval)} must be [low, high] with "
+                    f"0 <= low <= {rate:.6g} (the blocked share) <= high <= 1"
+                )
+        return self
+
     @property
     def name(self) -> str:
         parts = [p for p in (self.task, self.domain) if p]
@@ -223,15 +318,46 @@ class CalibratedThresholds(BaseModel):
     default: GroupCut
     groups: list[GroupCut] = Field(default_factory=list)
 
-    def for_request(self, task: Task | str | None, domain: Domain | str | None) -> Thresholds:
-        """The cut for a request: its task and domain's, else its task's, else the pooled one."""
+    @model_validator(mode="after")
+    def _coherent(self) -> CalibratedThresholds:
+        """One cut per group, every cut backed by enough examples for the stated bound, and
+        groups that partition the pooled examples."""
+        if self.default.task is not None or self.default.domain is not None:
+            raise ValueError("default is the pooled cut: it names no task or domain")
+        seen: set[tuple[str | None, str | None]] = set()
+        for g in self.groups:
+            key = (g.task, g.domain)
+            if key == (None, None):
+                raise ValueError("a group names no task or domain: that is the default's role")
+            if key in seen:
+                raise ValueError(f"two groups for {g.name}: each task/domain has one cut")
+            seen.add(key)
+        for g in [self.default, *self.groups]:
+            _check_rank(g, self.max_pass_rate, self.confidence)
+        if self.groups:
+            for count in ("n_not_grounded", "n_grounded"):
+                parts = sum(getattr(g, count) for g in self.groups)
+                if parts != getattr(self.default, count):
+                    raise ValueError(
+                        f"the groups' {count} add up to {parts}, but the pooled default has "
+                        f"{getattr(self.default, count)}; the groups split the pooled examples"
+                    )
+        return self
+
+    def group_for(self, task: Task | str | None, domain: Domain | str | None) -> GroupCut:
+        """The group whose cut applies to a request: its task and domain's, else its task's,
+        else its domain's, else the pooled default."""
         t = task.value if isinstance(task, Task) else task
         d = domain.value if isinstance(domain, Domain) else domain
         for want_task, want_domain in ((t, d), (t, None), (None, d)):
             for g in self.groups:
                 if (g.task, g.domain) == (want_task, want_domain):
-                    return g.thresholds
-        return self.default.thresholds
+                    return g
+        return self.default
+
+    def for_request(self, task: Task | str | None, domain: Domain | str | None) -> Thresholds:
+        """The cut for a request: its task and domain's, else its task's, else the pooled one."""
+        return self.group_for(task, domain).thresholds
 
     def check_judge(self, info: JudgeInfo) -> None:
         """Raise :class:`ConfigurationError` unless the cuts were calibrated for this judge."""
@@ -249,30 +375,54 @@ class CalibratedThresholds(BaseModel):
     def load(cls, path: str | Path) -> CalibratedThresholds:
         """Read a thresholds file written by :meth:`save` (or ``ground calibrate``)."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
+            # utf-8-sig: a file saved by an editor that writes a byte-order mark reads the same
+            text = Path(path).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             raise ConfigurationError(
-                f"cannot read thresholds file {path}: {exc.strerror}; "
+                f"cannot read thresholds file {path}: {why}; "
                 "write one with `ground calibrate DATA.jsonl -o thresholds.json`"
             ) from exc
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigurationError(f"{path} is not valid JSON ({exc.msg})") from exc
+        except RecursionError:
+            raise ConfigurationError(
+                f"{path} is not a thresholds file: its JSON is nested too deeply"
+            ) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ConfigurationError(
                 f'{path} is not a thresholds file (expected "format": "{FORMAT}"); '
                 "write one with `ground calibrate`"
             )
         try:
-            return cls.model_validate(data)
+            table = cls.model_validate(data)
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(x) for x in first["loc"])
-            raise ConfigurationError(f"{path}: {where}: {first['msg']}") from None
+            where = ".".join(str(x) for x in first["loc"]) or "file"
+            msg = first["msg"].removeprefix("Value error, ")
+            raise ConfigurationError(f"{path}: {where}: {msg}") from None
+        if table.judge is None:
+            raise ConfigurationError(
+                f"{path}: judge: missing; a cut only means something for the judge whose "
+                "scores it was calibrated on. Recalibrate with `ground calibrate DATA.jsonl "
+                "--judge NAME -o thresholds.json`"
+            )
+        return table
 
     def save(self, path: str | Path) -> None:
-        """Write the thresholds as JSON."""
+        """Write the thresholds as JSON.
+
+        Raises :class:`ConfigurationError` when ``judge`` is None: a file must name the judge
+        its cuts were calibrated for (``calibrate(..., judge=checker.judge.info)``), since
+        :meth:`load` refuses one that does not.
+        """
+        if self.judge is None:
+            raise ConfigurationError(
+                "these thresholds name no judge, so no checker could load them safely; "
+                "calibrate with judge=checker.judge.info (ground calibrate does)"
+            )
         Path(path).write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
     def summary(self) -> str:
@@ -329,19 +479,7 @@ def calibrate_cut(
         if not 0.0 <= s <= 1.0 or math.isnan(s):
             raise InvalidInputError(f"scores must lie in [0, 1], got {s}", field="score")
     n = len(scores)
-    needed = needed_not_grounded(max_pass_rate, confidence)
-    if n < needed:
-        where = f" in group {group}" if group else ""
-        raise NotEnoughExamplesError(
-            f"too few notGrounded examples{where}: {n}, need at least {needed} to bound the "
-            f"pass rate at {max_pass_rate:g} with {confidence:g} confidence "
-            f"({needed - n} more labelled notGrounded answers"
-            + (", or calibrate pooled with --pooled" if group else "")
-            + ", or ask for a looser --max-pass-rate / lower --confidence)",
-            group=group,
-            have=n,
-            needed=needed,
-        )
+    _require(n, group, max_pass_rate, confidence)
     rank = max_rank(n, max_pass_rate, confidence)
     anchor = scores[rank - 1]
     if anchor >= 1.0:
@@ -369,6 +507,75 @@ def calibrate_cut(
     )
 
 
+def _require(n: int, group: str | None, max_pass_rate: float, confidence: float) -> None:
+    """Raise :class:`NotEnoughExamplesError` when ``n`` notGrounded examples are too few."""
+    needed = needed_not_grounded(max_pass_rate, confidence)
+    if n < needed:
+        where = f" in group {group}" if group else ""
+        raise NotEnoughExamplesError(
+            f"too few notGrounded examples{where}: {n}, need at least {needed} to bound the "
+            f"pass rate at {max_pass_rate:g} with {confidence:g} confidence "
+            f"({needed - n} more labelled notGrounded answers"
+            + (", or calibrate pooled with --pooled" if group else "")
+            + ", or ask for a looser --max-pass-rate / lower --confidence)",
+            group=group,
+            have=n,
+            needed=needed,
+        )
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    from .evaluation import canonical_label
+
+    label = canonical_label(row.get("label"))
+    if label is None:
+        raise InvalidInputError(
+            f"row {row.get('id')!r}: label must be 'grounded' or 'notGrounded', "
+            f"got {row.get('label')!r}",
+            field="label",
+        )
+    return label
+
+
+def _groups(
+    rows: Sequence[Mapping[str, Any]],
+) -> list[tuple[str | None, str | None, list[Mapping[str, Any]]]]:
+    """The per-group split :func:`calibrate` makes: by task where the rows hold more than one,
+    by domain where they hold more than one; empty when that leaves a single group."""
+    tasks = {r.get("task") or "Summarization" for r in rows}
+    domains = {r.get("domain") or "Generic" for r in rows}
+    by: dict[tuple[str | None, str | None], list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        key = (
+            (r.get("task") or "Summarization") if len(tasks) > 1 else None,
+            (r.get("domain") or "Generic") if len(domains) > 1 else None,
+        )
+        by[key].append(r)
+    if len(by) < 2:
+        return []
+    return [(t, d, g) for (t, d), g in sorted(by.items(), key=lambda kv: str(kv[0]))]
+
+
+def require_examples(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    max_pass_rate: float = 0.05,
+    confidence: float = 0.9,
+    per_group: bool = True,
+) -> None:
+    """Raise :class:`NotEnoughExamplesError` now if labelled rows (scored or not yet) hold too
+    few notGrounded examples for :func:`calibrate` with the same options: counting labels costs
+    nothing, scoring every record first and then refusing costs a whole run."""
+    _check_levels(max_pass_rate, confidence)
+    labelled = [(r, _label(r)) for r in rows]
+    _require(sum(label == "notGrounded" for _, label in labelled), None, max_pass_rate, confidence)
+    if per_group:
+        for task, domain, group in _groups(rows):
+            name = "/".join(p for p in (task, domain) if p) or None
+            count = sum(_label(r) == "notGrounded" for r in group)
+            _require(count, name, max_pass_rate, confidence)
+
+
 def calibrate(
     rows: Sequence[Mapping[str, Any]],
     *,
@@ -386,14 +593,7 @@ def calibrate(
     (a failed check) are ignored.
     """
     _check_levels(max_pass_rate, confidence)
-    scored = [r for r in rows if r.get("score") is not None]
-    for r in scored:
-        if r.get("label") not in ("grounded", "notGrounded"):
-            raise InvalidInputError(
-                f"row {r.get('id')!r}: label must be 'grounded' or 'notGrounded', "
-                f"got {r.get('label')!r}",
-                field="label",
-            )
+    scored = [{**r, "label": _label(r)} for r in rows if r.get("score") is not None]
 
     def cut_of(
         group: Sequence[Mapping[str, Any]], task: str | None, domain: str | None
@@ -410,19 +610,7 @@ def calibrate(
     default = cut_of(scored, None, None)
     groups: list[GroupCut] = []
     if per_group:
-        tasks = {r.get("task") or "Summarization" for r in scored}
-        domains = {r.get("domain") or "Generic" for r in scored}
-        by: dict[tuple[str | None, str | None], list[Mapping[str, Any]]] = defaultdict(list)
-        for r in scored:
-            key = (
-                (r.get("task") or "Summarization") if len(tasks) > 1 else None,
-                (r.get("domain") or "Generic") if len(domains) > 1 else None,
-            )
-            by[key].append(r)
-        if len(by) > 1:
-            groups = [
-                cut_of(g, t, d) for (t, d), g in sorted(by.items(), key=lambda kv: str(kv[0]))
-            ]
+        groups = [cut_of(g, t, d) for t, d, g in _groups(scored)]
     return CalibratedThresholds(
         judge=judge,
         max_pass_rate=max_pass_rate,

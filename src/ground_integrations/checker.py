@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Union, cast
 
 from . import telemetry
 from .calibration import CalibratedThresholds
+from .deadline import checkpoint
 from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
 from .judges.base import Judge, Judgement, Thresholds
 from .models import (
@@ -244,6 +245,15 @@ class _Piece:
     passage: int
     offset: int
     text: str
+
+
+def _distinct(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` printed with the fewest decimals (at least two) that tell them apart."""
+    for digits in range(2, 18):
+        x, y = f"{a:.{digits}f}", f"{b:.{digits}f}"
+        if x != y:
+            return x, y
+    return repr(a), repr(b)
 
 
 class GroundednessChecker:
@@ -504,9 +514,7 @@ class GroundednessChecker:
             if isinstance(self.thresholds, CalibratedThresholds)
             else self.thresholds
         )
-        sentences = [
-            s.model_copy(update={"verdict": cut.verdict(s.score)}) for s in judgement.sentences
-        ]
+        sentences = [self._cut_sentence(s, cut, request) for s in judgement.sentences]
         if judgement.score is not None:
             score = judgement.score
             verdict = cut.verdict(score)
@@ -553,6 +561,33 @@ class GroundednessChecker:
             chunks=chunks,
             correction=judgement.correction,
             raw=judgement.raw,
+        )
+
+    def _cut_sentence(
+        self, s: SentenceJudgement, cut: Thresholds, request: GroundednessRequest
+    ) -> SentenceJudgement:
+        """The sentence under the checker's cut. Where that cut, not the judge, flags a sentence
+        the judge found grounded, its reason says so (the judge's "Supported by ..." would
+        contradict the verdict)."""
+        verdict = cut.verdict(s.score)
+        if verdict is Verdict.GROUNDED or s.verdict is not Verdict.GROUNDED:
+            return s.model_copy(update={"verdict": verdict})
+        if isinstance(self.thresholds, CalibratedThresholds):
+            where = self.thresholds.group_for(request.task, request.domain).name
+            name, group = "the calibrated cut", ("" if where == "all" else f" for {where}")
+        elif cut == self.judge.default_thresholds:
+            return s.model_copy(update={"verdict": verdict})
+        else:
+            name, group = "the checker's cut", ""
+        bound = cut.not_grounded if verdict is Verdict.NOT_GROUNDED else cut.grounded
+        score, line = _distinct(s.score, bound)
+        band = "" if verdict is Verdict.NOT_GROUNDED else " (the notSure band)"
+        return s.model_copy(
+            update={
+                "verdict": verdict,
+                "reason": f"score {score} is below {name} {line}{group}{band}",
+                "ungrounded_details": [],
+            }
         )
 
     def _cache_key(self, request: GroundednessRequest) -> str:
@@ -610,7 +645,10 @@ class GroundednessChecker:
         if hit is not None:
             return hit
         chunks = self._chunks(request)
-        outs = [self.judge.run(self._sub_request(request, c)) for c in chunks]
+        outs = []
+        for c in chunks:
+            checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here
+            outs.append(self.judge.run(self._sub_request(request, c)))
         result = self._result(request, self._merge(request, chunks, outs), len(chunks), started)
         self._remember(key, result)
         return result
@@ -644,6 +682,7 @@ class GroundednessChecker:
         if hit is not None:
             return hit
         chunks = self._chunks(request)
+        checkpoint()
         outs = await asyncio.gather(
             *(self.judge.arun(self._sub_request(request, c)) for c in chunks)
         )

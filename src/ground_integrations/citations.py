@@ -361,6 +361,19 @@ class CitationResult(_Model):
         summary = ", ".join(f"{n} {k}" for k, n in self.counts().items() if n and k != "ok")
         return f"citations are {self.verdict.value}" + (f" ({summary})" if summary else "")
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the verdict, the answer with its problem sentences highlighted and
+        each sentence's citations (:mod:`ground_integrations.display`)."""
+        from .display import render_html
+
+        return render_html(self)
+
+    def _repr_markdown_(self) -> str:
+        """The same view in Markdown, for renderers without HTML."""
+        from .display import render_markdown
+
+        return render_markdown(self)
+
     def _label(self, ref: PassageRef) -> str:
         return f"[{ref.label(self.by_id)}]"
 

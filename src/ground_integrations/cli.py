@@ -19,6 +19,11 @@ are those of the local engine.
 ``--report report.html`` also writes a self-contained HTML report (extra ``[report]``), from
 every outcome of the file, resumed ones included.
 
+Files are checked before any work: an output (``--output``, ``--report``, ``calibrate -o``)
+that is one of the command's inputs, symlinks followed, is refused, as is one that cannot be
+written (a directory, a missing folder). While ``ground eval`` writes an outcomes file it holds
+``OUTPUT.lock``; a second run on the same file stops at once instead of duplicating records.
+
 ``ground calibrate FILE.jsonl -o thresholds.json``: choose the cut so that at most
 ``--max-pass-rate`` of ungrounded answers pass, with ``--confidence``; FILE is labelled JSONL
 (the judge scores it) or the outcomes ``ground eval`` wrote. ``--thresholds thresholds.json``
@@ -27,21 +32,24 @@ on ``check`` and ``eval`` uses the file.
 Exit codes:
   0  success (for ``check``: whatever the verdict, unless ``--exit-code``)
   1  with ``check --exit-code``: the answer is notGrounded
-  2  bad usage or invalid input (empty answer, empty context, unreadable file, ...)
+  2  bad usage or invalid input (empty answer, empty context, unreadable file, an output that
+     is an input, an outcomes file another run is writing, a full disk, ...)
   3  with ``check --exit-code``: the answer is notSure
   4  the judge failed
   5  ``eval``: some records were not evaluated (lines that are not records, judge errors);
      the summary counts and names them
-  130 interrupted (``eval`` keeps what it wrote and resumes next time)
+  130 interrupted (``eval`` keeps what it wrote and resumes next time; ``calibrate`` writes
+      nothing)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +261,21 @@ def _serve_options(sub: Any) -> None:
     serve.add_argument("--rate-limit", type=int, default=None, help="per key per minute (600)")
     serve.add_argument("--request-timeout", type=float, default=None, help="seconds (30)")
     serve.add_argument("--max-in-flight", type=int, default=None, help="checks at once (4)")
+    serve.add_argument(
+        "--header-timeout", type=float, default=None, help="seconds to send headers (10)"
+    )
+    serve.add_argument(
+        "--body-timeout", type=float, default=None, help="seconds to send a body (30)"
+    )
+    serve.add_argument(
+        "--graceful-timeout", type=float, default=None, help="seconds to drain on SIGTERM (30)"
+    )
+    serve.add_argument(
+        "--auth-failure-limit",
+        type=int,
+        default=None,
+        help="failed key checks per minute per address before 429 (30; 0: off)",
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -275,6 +298,10 @@ def _serve(args: argparse.Namespace) -> int:
         rate_limit=args.rate_limit,
         request_timeout=args.request_timeout,
         max_in_flight=args.max_in_flight,
+        header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
+        graceful_timeout=args.graceful_timeout,
+        auth_failure_limit=args.auth_failure_limit,
     )
     if settings.judge is not None:  # fail now, in one line, not in every worker
         from .judges import load_judge
@@ -421,14 +448,31 @@ def _load_done(output: Path) -> dict[str, dict[str, Any]]:
     done: dict[str, dict[str, Any]] = {}
     if not output.exists():
         return done
+    from .evaluation import outcome_problem
+
     lines = output.read_text(encoding="utf-8", errors="replace").splitlines()
     broken = False
-    for line in lines:
+    invalid: list[str] = []
+    for number, line in enumerate(lines, 1):
         try:
             row = json.loads(line)
-            done[str(row["id"])] = row
+            key = str(row["id"])
         except (json.JSONDecodeError, KeyError, TypeError):
             broken = True
+            continue
+        # an outcome is trusted only in the shape ground writes (the report shows it)
+        problem = outcome_problem(row)
+        if problem is not None:
+            broken = True
+            invalid.append(f"line {number}: {problem}")
+            continue
+        done[key] = row
+    if invalid:
+        print(
+            f"ground: {output}: {len(invalid)} line(s) are not outcomes ground writes "
+            f"({'; '.join(invalid[:3])}); their records are checked again",
+            file=sys.stderr,
+        )
     if broken:
         tmp = output.with_name(output.name + ".tmp")
         try:
@@ -485,7 +529,85 @@ def _refuse_other_judge(
             )
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: resolved with symlinks followed, or (both existing)
+    the same inode, which also catches hard links."""
+    try:
+        if a.resolve() == b.resolve():
+            return True
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
+def _refuse_to_overwrite(outputs: dict[str, Path | None], inputs: dict[str, Path | None]) -> None:
+    """Refuse an output path that is one of the inputs, or another output: ground never
+    destroys what it reads (``--report a.jsonl`` would replace the records with HTML)."""
+    named = [(name, path) for name, path in outputs.items() if path is not None]
+    sources = [(name, path) for name, path in inputs.items() if path is not None]
+    for i, (name, path) in enumerate(named):
+        for other, source in sources + named[:i]:
+            if _same_file(path, source):
+                raise InvalidInputError(
+                    f"{name} {path} is the same file as {other} {source}; writing it would "
+                    "destroy it: choose another path",
+                    field=name.lstrip("-"),
+                )
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Fail now, in one line, if ``path`` cannot be written: not after a long run. Opening for
+    append changes nothing in an existing file; a file created by the test is removed."""
+    if path.is_dir():
+        raise InvalidInputError(f"{path}: is a directory, expected a file", field=option)
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise InvalidInputError(
+            f"{option} {path}: cannot write there ({exc.strerror}); choose another path",
+            field=option.lstrip("-"),
+        ) from None
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _holding(output: Path) -> Iterator[None]:
+    """Hold ``OUTPUT.lock`` while this run writes ``output``: two runs appending to one
+    outcomes file would each redo and write every record."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(f"{output}.lock", timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise InvalidInputError(
+            f"{output} is being written by another `ground eval` (it holds {output}.lock); "
+            "wait for that run to finish, or pass --output to write elsewhere",
+            field="output",
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def _eval(args: argparse.Namespace) -> int:
+    output = args.output or args.path.with_suffix(".results.jsonl")
+    _refuse_to_overwrite(
+        {"--output": output, "--report": args.report},
+        {"the input": args.path, "--thresholds": args.thresholds},
+    )
+    _check_writable(output, "--output")
+    if args.report is not None:
+        _check_writable(args.report, "--report")
+    with _holding(output):
+        return _evaluate(args)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
     from .evaluation import (
         format_table,
         grouped_metrics,
@@ -560,6 +682,13 @@ def _eval(args: argparse.Namespace) -> int:
             f"\ninterrupted: {len(done)} outcomes kept in {output}; run again to resume",
             file=sys.stderr,
         )
+    except OSError as exc:  # a full disk, a quota: what was written stays, and resumes
+        print(
+            f"\nground: cannot write {exc.filename or output}: {exc.strerror or exc}; "
+            f"{len(done)} outcomes kept in {output}; make room and run again to resume",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     finally:
         shards.close()  # the Ray engine stops the Ray instance it started
     wanted = {str(r["id"]) for r in records}
@@ -678,14 +807,16 @@ def _judge_of(row: dict[str, Any]) -> str | None:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from .calibration import calibrate
+    from .calibration import calibrate, require_examples
     from .evaluation import load_records, outcome_row, read_jsonl
 
+    _refuse_to_overwrite({"--output": args.output}, {"the input": args.path})
+    _check_writable(args.output, "--output")
     raw = list(read_jsonl(args.path))
-    judge = _make_judge(args)
-    mine = f"{judge.info.name} {judge.info.version}"
     rows: list[dict[str, Any]]
     if raw and all("score" in r and "answer" not in r for r in raw):
+        judge = _make_judge(args)
+        mine = f"{judge.info.name} {judge.info.version}"
         rows = _unique(raw)  # outcomes of `ground eval`: already scored
         used = {j for j in map(_judge_of, rows) if j is not None}
         if used and used != {mine}:
@@ -700,15 +831,29 @@ def _calibrate(args: argparse.Namespace) -> int:
         records, skipped = load_records(args.path)
         for s in skipped[:_NAMED_FAILURES]:
             print(f"ground: skipped {s}", file=sys.stderr)
+        records = _unique(records)
+        # count the labels before loading the judge and scoring anything
+        require_examples(
+            records,
+            max_pass_rate=args.max_pass_rate,
+            confidence=args.confidence,
+            per_group=not args.pooled,
+        )
+        judge = _make_judge(args)
         checker = GroundednessChecker(judge, cache_size=0)
         # the same per-record check as `ground eval` (local and Ray), so the cut is chosen on
         # exactly the scores an evaluation reports
-        rows = [
-            outcome_row(checker, record)
-            for record in tqdm(
-                _unique(records), unit="rec", disable=args.no_progress, file=sys.stderr
+        try:
+            rows = [
+                outcome_row(checker, record)
+                for record in tqdm(records, unit="rec", disable=args.no_progress, file=sys.stderr)
+            ]
+        except KeyboardInterrupt:
+            print(
+                f"\ninterrupted before the cut was chosen: nothing written to {args.output}",
+                file=sys.stderr,
             )
-        ]
+            return EXIT_INTERRUPTED
     thresholds = calibrate(
         rows,
         max_pass_rate=args.max_pass_rate,
@@ -735,6 +880,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_JUDGE
     except GroundednessError as exc:
         print(f"ground: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\nground: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as exc:  # a file the checks above could not foresee: one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"ground: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -15,8 +15,10 @@
     │   │   └── RateLimitError         429, retryable, ``retry_after`` seconds when the service said
     │   └── JudgeResponseError         the judge answered something we cannot parse
     ├── UngroundedAnswerError          a policy blocked an answer (``result``, ``decision``)
-    └── EnforceTimeoutError (TimeoutError)  enforce ran over Policy.attempt_timeout /
-                                       total_timeout (``step``, ``attempt``)
+    ├── EnforceTimeoutError (TimeoutError)  enforce ran over Policy.attempt_timeout /
+    │                                  total_timeout (``step``, ``attempt``)
+    └── CheckCancelledError            a check's Deadline was cancelled (``reason``), e.g. its
+                                       client hung up (see ground_integrations.deadline)
 
 Lower-layer errors (httpx, JSON, a model library) are translated into this tree at exactly one
 boundary: the judge base class and the shared HTTP helper. Callers only ever catch these.
@@ -33,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .policies import Decision
 
 __all__ = [
+    "CheckCancelledError",
     "ConfigurationError",
     "EmptyInputError",
     "EnforceTimeoutError",
@@ -201,4 +204,14 @@ class EnforceTimeoutError(GroundednessError, TimeoutError):
     def __init__(self, message: str, *, step: str, attempt: int) -> None:
         self.step = step
         self.attempt = attempt
+        super().__init__(message)
+
+
+class CheckCancelledError(GroundednessError):
+    """A check stopped because its :class:`~ground_integrations.deadline.Deadline` was cancelled
+    (``reason``: why, e.g. "the client disconnected"). Nobody waits for its result; not an error
+    of the judge or of the input."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        self.reason = reason
         super().__init__(message)

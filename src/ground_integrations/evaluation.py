@@ -2,7 +2,9 @@
 the benchmarks.
 
 A record: ``{"id", "dataset", "task", "query", "context": [...], "answer", "label", "spans"}``
-with ``label`` ``grounded`` or ``notGrounded`` and ``spans`` character ranges of the answer.
+with ``label`` ``grounded`` or ``notGrounded`` (in any case) and ``spans`` character ranges of
+the answer (``[{"start": 0, "end": 5}]``, within the answer). A line that breaks these rules is
+skipped with its number and the reason, never a crash halfway through a run.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ __all__ = [
     "LABELS",
     "Metrics",
     "Skipped",
+    "canonical_label",
     "compute_metrics",
     "evaluate_record",
     "format_table",
@@ -33,6 +36,7 @@ __all__ = [
     "input_key",
     "judge_identity",
     "load_records",
+    "outcome_problem",
     "outcome_row",
     "read_jsonl",
     "record_outcome",
@@ -46,6 +50,45 @@ _EVIDENCE_CHARS = 400
 
 #: The labels an evaluation record may carry.
 LABELS = frozenset({"grounded", "notGrounded"})
+
+
+def canonical_label(value: Any) -> str | None:
+    """``grounded`` or ``notGrounded`` for a label in any case ("NotGrounded", " grounded"),
+    as tasks are matched; None for anything else."""
+    if not isinstance(value, str):
+        return None
+    folded = value.strip().casefold()
+    return next((label for label in sorted(LABELS) if label.casefold() == folded), None)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shown(value: Any) -> str:
+    """A value of a bad line, short enough for a one-line message."""
+    text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _gold_spans_problem(spans: Any, length: int) -> str | None:
+    """Why a record's ``spans`` are not ``[{"start": int, "end": int}, ...]`` ranges of its
+    answer (None when they are; a missing or null ``spans`` is no span)."""
+    if spans is None:
+        return None
+    if not isinstance(spans, list):
+        return f'spans must be a list of {{"start": int, "end": int}}, got {_shown(spans)}'
+    for i, span in enumerate(spans):
+        if not isinstance(span, dict) or not (
+            _whole(span.get("start")) and _whole(span.get("end"))
+        ):
+            return f'spans[{i}] must be {{"start": int, "end": int}}, got {_shown(span)}'
+        if not 0 <= span["start"] <= span["end"] <= length:
+            return (
+                f"spans[{i}] [{span['start']}, {span['end']}] is not a range of the answer "
+                f"(0 <= start <= end <= {length}, its length)"
+            )
+    return None
 
 
 @dataclass(frozen=True)
@@ -83,9 +126,14 @@ def _problem(record: Any) -> str | None:
         return "no answer (a string)"
     if "label" not in record:
         return "no label (grounded or notGrounded)"
-    if record["label"] not in LABELS:
-        return f"unknown label {record['label']!r} (expected grounded or notGrounded)"
-    return None
+    if canonical_label(record["label"]) is None:
+        return f"unknown label {_shown(record['label'])} (expected grounded or notGrounded)"
+    for key in ("dataset", "task", "subtask", "domain", "query"):
+        if record.get(key) is not None and not isinstance(record[key], str):
+            return f"{key} must be a string, got {_shown(record[key])}"
+    if isinstance(record.get("id"), dict | list):
+        return f"id must be a string or a number, got {_shown(record['id'])}"
+    return _gold_spans_problem(record.get("spans"), len(record["answer"]))
 
 
 def load_records(path: str | Path) -> tuple[list[dict[str, Any]], list[Skipped]]:
@@ -102,7 +150,8 @@ def load_records(path: str | Path) -> tuple[list[dict[str, Any]], list[Skipped]]
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, 1):
             try:
-                line = raw.decode("utf-8")
+                # utf-8-sig on the first line: a byte-order mark is not part of the record
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 skipped.append(Skipped(number, f"not UTF-8 (byte {exc.start})"))
                 continue
@@ -113,13 +162,18 @@ def load_records(path: str | Path) -> tuple[list[dict[str, Any]], list[Skipped]]
             except json.JSONDecodeError as exc:
                 skipped.append(Skipped(number, f"not valid JSON ({exc.msg})"))
                 continue
+            except RecursionError:
+                skipped.append(Skipped(number, "JSON nested too deeply"))
+                continue
             problem = _problem(record)
             if problem is not None:
                 rid = record.get("id") if isinstance(record, dict) else None
-                skipped.append(Skipped(number, problem, None if rid is None else str(rid)))
+                named = None if rid is None else rid if isinstance(rid, str) else _shown(rid)
+                skipped.append(Skipped(number, problem, named))
                 continue
             if isinstance(record["context"], str):
                 record["context"] = [record["context"]]
+            record["label"] = canonical_label(record["label"])
             record.setdefault("id", f"line-{number}")
             records.append(record)
     return records, skipped
@@ -160,7 +214,8 @@ def judge_identity(judge: Any, thresholds: Any = None) -> dict[str, Any]:
 
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     """Records of a JSONL file; a line that is not a JSON object raises with its number."""
-    with open(path, encoding="utf-8") as fh:
+    _open_for_reading(Path(path))
+    with open(path, encoding="utf-8-sig") as fh:
         for number, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -168,6 +223,8 @@ def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InvalidInputError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+            except RecursionError:
+                raise InvalidInputError(f"{path}:{number}: JSON nested too deeply") from None
             if not isinstance(record, dict):
                 raise InvalidInputError(f"{path}:{number}: expected a JSON object per line")
             yield record
@@ -179,7 +236,7 @@ def record_outcome(
     """One line of the per-record output file."""
     out: dict[str, Any] = {
         "id": record.get("id"),
-        "dataset": record.get("dataset", "all"),
+        "dataset": record.get("dataset") or "all",
         "task": record.get("task", "Summarization"),
         "subtask": record.get("subtask"),
         "domain": record.get("domain"),
@@ -216,6 +273,89 @@ def record_outcome(
         ],
     )
     return out
+
+
+_VERDICTS = frozenset({"grounded", "notGrounded", "notSure"})
+_KINDS = frozenset({"contradicted", "unsupported"})
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_unit(value: Any) -> bool:
+    """A number in [0, 1] (not a bool, not NaN)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0.0 <= value <= 1.0
+
+
+def _span_problem(span: Any, what: str) -> str | None:
+    if not isinstance(span, dict):
+        return f"{what} is not an object"
+    start, end = span.get("start"), span.get("end")
+    if not (_is_int(start) and _is_int(end) and 0 <= start <= end):
+        return f"{what} has no int start <= end"
+    return None
+
+
+def outcome_problem(row: Any) -> str | None:
+    """Why a line read back from a results file is not an outcome row as
+    :func:`record_outcome` writes it (None when it is one).
+
+    A resumed ``ground eval`` trusts the outcomes it finds, and the report shows them: a
+    verdict must be one of the three (or None for a failed check, with its ``error``), a
+    score a number in [0, 1], spans and sentences objects with int offsets, texts strings.
+    """
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    if not isinstance(row.get("id"), str | int) or isinstance(row.get("id"), bool):
+        return "no id"
+    verdict = row.get("verdict")
+    if verdict is None:
+        return None if isinstance(row.get("error"), str) else "no verdict and no error"
+    if verdict not in _VERDICTS:
+        return f"unknown verdict {str(verdict)[:40]!r}"
+    if not _is_unit(row.get("score")):
+        return "score is not a number in [0, 1]"
+    if row.get("label") is not None and row.get("label") not in LABELS:
+        return "unknown label"
+    for key in ("dataset", "task", "subtask", "domain"):
+        if row.get(key) is not None and not isinstance(row.get(key), str):
+            return f"{key} is not a string"
+    latency = row.get("latency_ms")
+    if latency is not None and (
+        not isinstance(latency, int | float) or isinstance(latency, bool) or not latency >= 0
+    ):
+        return "latency_ms is not a number >= 0"
+    if not isinstance(row.get("gold_spans", []), list):
+        return "gold_spans is not a list"
+    spans = row.get("spans", [])
+    if not isinstance(spans, list):
+        return "spans is not a list"
+    for span in spans:
+        problem = _span_problem(span, "a span")
+        if problem is None and span.get("kind", "unsupported") not in _KINDS:
+            problem = "a span has an unknown kind"
+        if problem is None and not isinstance(span.get("reason", ""), str):
+            problem = "a span's reason is not a string"
+        if problem:
+            return problem
+    sentences = row.get("sentences", [])
+    if not isinstance(sentences, list):
+        return "sentences is not a list"
+    for s in sentences:
+        problem = _span_problem(s, "a sentence")
+        if problem:
+            return problem
+        if s.get("verdict") not in _VERDICTS:
+            return f"a sentence has an unknown verdict {str(s.get('verdict'))[:40]!r}"
+        if not _is_unit(s.get("score")):
+            return "a sentence's score is not a number in [0, 1]"
+        if not isinstance(s.get("reason", ""), str):
+            return "a sentence's reason is not a string"
+        evidence = s.get("evidence", [])
+        if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
+            return "a sentence's evidence is not a list of strings"
+    return None
 
 
 def evaluate_record(checker: GroundednessChecker, record: dict[str, Any]) -> GroundednessResult:
@@ -268,11 +408,40 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def _chars(spans: Iterable[dict[str, int]]) -> set[int]:
-    out: set[int] = set()
-    for s in spans:
-        out.update(range(int(s["start"]), int(s["end"])))
+def _merged(spans: Iterable[Any]) -> list[tuple[int, int]]:
+    """The character ranges of ``spans`` sorted and merged, so that span F1 costs the number of
+    spans, never their length (a span ending at 10,000,000 is two numbers, not a set of
+    characters). What is not a ``{"start": int, "end": int}`` range is no range."""
+    ranges = sorted(
+        (s["start"], s["end"])
+        for s in spans
+        if isinstance(s, dict) and _whole(s.get("start")) and _whole(s.get("end"))
+    )
+    out: list[tuple[int, int]] = []
+    for start, end in ranges:
+        if end <= start:
+            continue
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
     return out
+
+
+def _size(ranges: list[tuple[int, int]]) -> int:
+    return sum(end - start for start, end in ranges)
+
+
+def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
+    """Characters in both merged range lists (one pass over each)."""
+    total = i = j = 0
+    while i < len(a) and j < len(b):
+        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
 
 
 def compute_metrics(
@@ -308,11 +477,12 @@ def compute_metrics(
     if with_spans:
         tp_c = fp_c = fn_c = 0
         for r in ok:
-            gold = _chars(r.get("gold_spans") or [])
-            pred = _chars(r.get("spans") or []) if flagged(r) else set()
-            tp_c += len(gold & pred)
-            fp_c += len(pred - gold)
-            fn_c += len(gold - pred)
+            gold = _merged(r.get("gold_spans") or [])
+            pred = _merged(r.get("spans") or []) if flagged(r) else []
+            both = _overlap(gold, pred)
+            tp_c += both
+            fp_c += _size(pred) - both
+            fn_c += _size(gold) - both
         m.span_f1 = 2 * tp_c / (2 * tp_c + fp_c + fn_c) if (2 * tp_c + fp_c + fn_c) else None
     return m
 

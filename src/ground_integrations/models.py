@@ -334,6 +334,19 @@ class GroundednessResult(_Model):
             return bool(self.ungrounded_details)
         return self.verdict is Verdict.NOT_GROUNDED
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the verdict, the answer with its flagged spans highlighted and the
+        sentences with their evidence (:mod:`ground_integrations.display`)."""
+        from .display import render_html
+
+        return render_html(self)
+
+    def _repr_markdown_(self) -> str:
+        """The same view in Markdown, for renderers without HTML."""
+        from .display import render_markdown
+
+        return render_markdown(self)
+
     def to_azure(self, *, include_confidence: bool = False) -> dict[str, Any]:
         """Azure's ``AnalyzeTextGroundednessResult`` (api-version 2024-02-15-preview).
 

@@ -607,6 +607,19 @@ class Enforced(BaseModel):
     def blocked(self) -> bool:
         return self.decision.action is Action.BLOCK
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the action, the released answer, the last check and the attempts
+        (:mod:`ground_integrations.display`)."""
+        from .display import render_html
+
+        return render_html(self)
+
+    def _repr_markdown_(self) -> str:
+        """The same view in Markdown, for renderers without HTML."""
+        from .display import render_markdown
+
+        return render_markdown(self)
+
 
 @dataclass(frozen=True)
 class Regeneration:

@@ -3,8 +3,16 @@
 One file that opens from disk with no network: the summary table per group, and per group a
 confusion matrix, the score histograms by label and a threshold sweep with the cut in use
 marked, a latency histogram, and the worst mistakes of both kinds with the answer's flagged
-spans, the gold spans, the evidence and the reason. Plots are drawn with matplotlib (extra
-``[report]``, imported only here, when a report is written) and inlined as SVG.
+spans, the gold spans, the evidence and the reason.
+
+The page is a Jinja2 template (``templates/report.html.j2``) rendered with autoescape on and
+every attribute quoted, sharing its tables and marks with the notebook display
+(:mod:`ground_integrations.display`): text from a data or results file is always escaped, and
+a verdict never becomes markup. The plots are drawn with matplotlib (extra ``[report]``,
+imported only when a figure is drawn) by public functions that return figures,
+:func:`confusion_figure`, :func:`histogram_figure`, :func:`sweep_figure` and
+:func:`latency_figure`, which a notebook shows inline and the report inlines as SVG. Group names
+are drawn as plain text (a ``$`` in a dataset name is not read as maths).
 
 Input: the outcome rows of :func:`~ground_integrations.evaluation.record_outcome` (the lines
 of ``ground eval``'s results file) and, for the mistakes' text, the labelled records by id.
@@ -12,7 +20,6 @@ of ``ground eval``'s results file) and, for the mistakes' text, the labelled rec
 
 from __future__ import annotations
 
-import html
 import io
 import math
 from collections import defaultdict
@@ -20,20 +27,41 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
+from .calibration import CalibratedThresholds
+from .display import COLUMNS, MetricsTable, environment, render, segments, verdict_key
 from .errors import InvalidInputError, MissingDependencyError
 from .evaluation import Metrics, _percentile, compute_metrics, grouped_metrics
 from .judges.base import Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover
+    from markupsafe import Markup
     from matplotlib.figure import Figure
 
-__all__ = ["ReportInput", "render_report", "sweep", "write_report"]
+__all__ = [
+    "ReportInput",
+    "confusion_figure",
+    "cut_for",
+    "group_rows",
+    "histogram_figure",
+    "latency_figure",
+    "render_report",
+    "sweep",
+    "sweep_figure",
+    "write_report",
+]
 
 _VERDICTS = ("grounded", "notSure", "notGrounded")
 _LABELS = ("grounded", "notGrounded")
 _COLOURS = {"grounded": "#2b8a3e", "notGrounded": "#c92a2a", "notSure": "#e8a33d"}
+
+#: Outcome rows, and outcome rows per group name.
+Rows = Sequence[Mapping[str, Any]]
+Groups = Mapping[str, Rows]
+#: A cut for the figures: one for every group, one per group name or task (``"all"`` for the
+#: rest), or calibrated thresholds (their per-task cuts, their pooled cut for the rest).
+CutLike = Union[Thresholds, Mapping[str, Thresholds], CalibratedThresholds, None]
 
 
 @dataclass
@@ -54,7 +82,7 @@ class ReportInput:
     rows: Sequence[Mapping[str, Any]]
     records: Mapping[str, Mapping[str, Any]]
     title: str
-    cut: Thresholds | Mapping[str, Thresholds] | None = None
+    cut: Thresholds | Mapping[str, Thresholds] | CalibratedThresholds | None = None
     not_sure_as: str = "notGrounded"
     mistakes: int = 8
 
@@ -67,7 +95,10 @@ def _matplotlib() -> Any:
     return matplotlib
 
 
-def _svg(fig: Figure) -> str:
+def _svg(fig: Figure) -> Markup:
+    """The figure as an inline ``<svg>`` element (matplotlib escapes the text it writes)."""
+    from markupsafe import Markup
+
     buf = io.StringIO()
     # A fixed salt gives stable element ids (same input, same file) without touching the
     # caller's global matplotlib settings.
@@ -76,15 +107,14 @@ def _svg(fig: Figure) -> str:
     text = buf.getvalue()
     # Keep the <svg> element only (drop the XML prolog and doctype) so it can sit inline.
     start = text.find("<svg")
-    return text[start:] if start >= 0 else text
+    return Markup(text[start:] if start >= 0 else text)  # noqa: S704 - matplotlib's own output
 
 
 def _figure(width: float, height: float) -> Figure:
     _matplotlib()
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height), dpi=100)
-    return fig
+    return Figure(figsize=(width, height), dpi=100)
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -93,7 +123,7 @@ def _fmt(x: float | None, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
-def _group_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+def group_rows(rows: Rows) -> dict[str, list[Mapping[str, Any]]]:
     """Rows per ``dataset:task`` (and subtask), the report's plot groups, then ``all``."""
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -104,42 +134,46 @@ def _group_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str
     return out
 
 
-def _cut_for(report: ReportInput, rows: Sequence[Mapping[str, Any]]) -> Thresholds | None:
-    """The cut the group's verdicts were taken with: the single cut, else its task's, else the
-    pooled one (``all``)."""
-    if report.cut is None or isinstance(report.cut, Thresholds):
-        return report.cut
+_group_rows = group_rows  # the name before it was public
+
+
+def _as_groups(data: Rows | Groups) -> dict[str, Rows]:
+    """Groups as given (a mapping of name to rows), or the report's groups of plain rows."""
+    if isinstance(data, Mapping):
+        return dict(data)
+    return dict(group_rows(data))
+
+
+def _as_mapping(cut: CutLike) -> Thresholds | Mapping[str, Thresholds] | None:
+    if isinstance(cut, CalibratedThresholds):
+        out = {g.name: g.thresholds for g in cut.groups}
+        out["all"] = cut.default.thresholds
+        return out
+    return cut
+
+
+def cut_for(cut: CutLike, rows: Rows, name: str | None = None) -> Thresholds | None:
+    """The cut a group's verdicts were taken with: the single cut; else its task's when the
+    rows hold one task, else the group's own (by ``name``), else the pooled one (``all``)."""
+    cut = _as_mapping(cut)
+    if cut is None or isinstance(cut, Thresholds):
+        return cut
     tasks = {r.get("task") for r in rows}
-    if len(tasks) == 1:
-        task = str(next(iter(tasks)))
-        if task in report.cut:
-            return report.cut[task]
-    return report.cut.get("all")
+    if len(tasks) == 1 and str(next(iter(tasks))) in cut:
+        return cut[str(next(iter(tasks)))]
+    if name is not None and name in cut:
+        return cut[name]
+    return cut.get("all")
+
+
+def _cut_for(report: ReportInput, rows: Rows) -> Thresholds | None:
+    return cut_for(report.cut, rows)
 
 
 # -- tables ----------------------------------------------------------------------------------
 
 
-def _summary_rows(title: str, groups: Mapping[str, Metrics]) -> str:
-    cells = []
-    for key, m in groups.items():
-        cells.append(
-            f"<tr><th scope=row>{html.escape(key)}</th><td>{m.n}</td>"
-            f"<td>{_fmt(m.balanced_accuracy)}</td><td>{_fmt(m.f1_not_grounded)}</td>"
-            f"<td>{_fmt(m.span_f1)}</td><td>{_fmt(m.not_sure_rate)}</td>"
-            f"<td>{_fmt(m.latency_p50_ms, 1)}</td><td>{_fmt(m.latency_p95_ms, 1)}</td>"
-            f"<td>{m.errors or ''}</td></tr>"
-        )
-    return (
-        f"<h3>{html.escape(title)}</h3><table class=summary><thead><tr><th>group</th><th>n</th>"
-        "<th>balanced acc.</th><th>F1 notGrounded</th><th>span F1</th><th>notSure rate</th>"
-        "<th>p50 ms</th><th>p95 ms</th><th>errors</th></tr></thead><tbody>"
-        + "".join(cells)
-        + "</tbody></table>"
-    )
-
-
-def _by(rows: Sequence[Mapping[str, Any]], field: str, not_sure_as: str) -> dict[str, Metrics]:
+def _by(rows: Rows, field: str, not_sure_as: str) -> dict[str, Metrics]:
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[str(r.get(field) or ("Generic" if field == "domain" else "–"))].append(dict(r))
@@ -162,8 +196,18 @@ def _grid(n: int, cols: int) -> tuple[int, int]:
     return math.ceil(n / cols), cols
 
 
-def _confusion_svg(groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    rows_n, cols = _grid(len(groups), 4)
+def _title(ax: Any, name: str) -> None:
+    # parse_math=False: a "$" in a dataset name is text, not the start of a formula.
+    ax.set_title(name, fontsize=9, parse_math=False)
+
+
+def confusion_figure(data: Rows | Groups, *, cols: int = 4) -> Figure:
+    """Gold label against verdict (notSure its own column), one panel per group.
+
+    ``data``: outcome rows (grouped as in the report: per ``dataset:task``, then ``all``) or a
+    mapping of group name to rows. Returns a matplotlib ``Figure`` (no pyplot state)."""
+    groups = _as_groups(data)
+    rows_n, cols = _grid(len(groups), cols)
     fig = _figure(3.1 * cols, 2.4 * rows_n)
     for i, (name, rows) in enumerate(groups.items()):
         ax = fig.add_subplot(rows_n, cols, i + 1)
@@ -184,15 +228,16 @@ def _confusion_svg(groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
         ax.invert_yaxis()
         ax.set_xlabel("verdict", fontsize=8)
         ax.set_ylabel("label", fontsize=8)
-        ax.set_title(name, fontsize=9)
+        _title(ax, name)
     fig.tight_layout()
-    return _svg(fig)
+    return fig
 
 
-def _histogram_svg(
-    groups: Mapping[str, Sequence[Mapping[str, Any]]], cuts: Mapping[str, Thresholds | None]
-) -> str:
-    rows_n, cols = _grid(len(groups), 4)
+def histogram_figure(data: Rows | Groups, cut: CutLike = None, *, cols: int = 4) -> Figure:
+    """The scores of grounded and of notGrounded answers, one panel per group, with the cut
+    marked (dashed: the grounded cut; dotted: the notGrounded cut, where they differ)."""
+    groups = _as_groups(data)
+    rows_n, cols = _grid(len(groups), cols)
     fig = _figure(3.1 * cols, 2.3 * rows_n)
     bins = [i / 25 for i in range(26)]
     for i, (name, rows) in enumerate(groups.items()):
@@ -205,17 +250,17 @@ def _histogram_svg(
                 ax.hist(
                     scores, bins=bins, alpha=0.55, color=_COLOURS[label], label=label, density=True
                 )
-        cut = cuts.get(name)
-        if cut is not None:
-            _mark_cut(ax, cut)
+        chosen = cut_for(cut, rows, name)
+        if chosen is not None:
+            _mark_cut(ax, chosen)
         ax.set_xlim(0, 1)
-        ax.set_title(name, fontsize=9)
+        _title(ax, name)
         ax.set_xlabel("score", fontsize=8)
         ax.tick_params(labelsize=7)
         if i == 0:
             ax.legend(fontsize=7)
     fig.tight_layout()
-    return _svg(fig)
+    return fig
 
 
 def _mark_cut(ax: Any, cut: Thresholds) -> None:
@@ -224,7 +269,7 @@ def _mark_cut(ax: Any, cut: Thresholds) -> None:
         ax.axvline(cut.not_grounded, color="black", linestyle=":", linewidth=1)
 
 
-def sweep(rows: Sequence[Mapping[str, Any]], cuts: Sequence[float]) -> dict[str, list[float]]:
+def sweep(rows: Rows, cuts: Sequence[float]) -> dict[str, list[float]]:
     """At each cut (flag when ``score < cut``, no notSure band): balanced accuracy, the share of
     notGrounded answers that pass and the share of grounded answers blocked."""
     pos = [
@@ -242,10 +287,12 @@ def sweep(rows: Sequence[Mapping[str, Any]], cuts: Sequence[float]) -> dict[str,
     return out
 
 
-def _sweep_svg(
-    groups: Mapping[str, Sequence[Mapping[str, Any]]], cuts: Mapping[str, Thresholds | None]
-) -> str:
-    rows_n, cols = _grid(len(groups), 4)
+def sweep_figure(data: Rows | Groups, cut: CutLike = None, *, cols: int = 4) -> Figure:
+    """For every cut with no notSure band, one panel per group: the balanced accuracy, the
+    share of notGrounded answers that would pass and the share of grounded answers that would
+    be blocked (:func:`sweep`), with the cut in use marked."""
+    groups = _as_groups(data)
+    rows_n, cols = _grid(len(groups), cols)
     fig = _figure(3.1 * cols, 2.4 * rows_n)
     grid = [i / 100 for i in range(101)]
     for i, (name, rows) in enumerate(groups.items()):
@@ -254,22 +301,23 @@ def _sweep_svg(
         ax.plot(s["cut"], s["balanced_accuracy"], color="#1c7ed6", label="balanced acc.")
         ax.plot(s["cut"], s["passed"], color=_COLOURS["notGrounded"], label="notGrounded passed")
         ax.plot(s["cut"], s["blocked"], color=_COLOURS["grounded"], label="grounded blocked")
-        cut = cuts.get(name)
-        if cut is not None:
-            _mark_cut(ax, cut)
+        chosen = cut_for(cut, rows, name)
+        if chosen is not None:
+            _mark_cut(ax, chosen)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
-        ax.set_title(name, fontsize=9)
+        _title(ax, name)
         ax.set_xlabel("cut (flag when score < cut)", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
         if i == 0:
             ax.legend(fontsize=6, loc="center left")
     fig.tight_layout()
-    return _svg(fig)
+    return fig
 
 
-def _latency_svg(rows: Sequence[Mapping[str, Any]]) -> str:
+def latency_figure(rows: Rows) -> Figure:
+    """The latency of every check (log scale) with p50 and p95 marked."""
     latencies = [float(r["latency_ms"]) for r in rows if r.get("latency_ms") is not None]
     fig = _figure(6.0, 2.6)
     ax = fig.add_subplot(1, 1, 1)
@@ -291,173 +339,159 @@ def _latency_svg(rows: Sequence[Mapping[str, Any]]) -> str:
     ax.set_ylabel("checks", fontsize=8)
     ax.tick_params(labelsize=7)
     fig.tight_layout()
-    return _svg(fig)
+    return fig
 
 
 # -- mistakes --------------------------------------------------------------------------------
 
 
-def _highlight(
-    answer: str, predicted: Sequence[Mapping[str, Any]], gold: Sequence[Mapping[str, Any]]
-) -> str:
-    """The answer as HTML, flagged spans in ``<mark>``, gold spans underlined (``.gold``)."""
-    n = len(answer)
-    pred = [False] * n
-    truth = [False] * n
-    for spans, flags in ((predicted, pred), (gold, truth)):
-        for s in spans:
-            for i in range(max(0, int(s["start"])), min(n, int(s["end"]))):
-                flags[i] = True
-    out: list[str] = []
-    i = 0
-    while i < n:
-        j = i
-        while j < n and pred[j] == pred[i] and truth[j] == truth[i]:
-            j += 1
-        piece = html.escape(answer[i:j])
-        classes = " ".join(c for c, on in (("pred", pred[i]), ("gold", truth[i])) if on)
-        out.append(f'<span class="{classes}">{piece}</span>' if classes else piece)
-        i = j
-    return "".join(out)
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _mistake(row: Mapping[str, Any], record: Mapping[str, Any] | None) -> str:
+def _ranges(spans: Any) -> list[tuple[int, int]]:
+    """``(start, end)`` of each well-formed span (a mapping with int ``start`` and ``end``);
+    anything else in a hand-edited file is left out rather than trusted."""
+    out = []
+    for s in spans if isinstance(spans, list) else []:
+        if isinstance(s, Mapping):
+            start, end = _int(s.get("start")), _int(s.get("end"))
+            if start is not None and end is not None and end > start:
+                out.append((start, end))
+    return out
+
+
+def _highlight_pieces(answer: str, predicted: Any, gold: Any) -> list[dict[str, str]]:
+    pred, truth = _ranges(predicted), _ranges(gold)
+    pieces = segments(answer, pred + truth)
+    cut = len(pred)
+    return [
+        {
+            "text": p.text,
+            "classes": " ".join(
+                c
+                for c, on in (
+                    ("pred", any(i < cut for i in p.marks)),
+                    ("gold", any(i >= cut for i in p.marks)),
+                )
+                if on
+            ),
+        }
+        for p in pieces
+    ]
+
+
+def _highlight(answer: str, predicted: Any, gold: Any) -> Markup:
+    """The answer as HTML, flagged spans in ``.pred``, gold spans underlined (``.gold``)."""
+    macros = environment().get_template("_macros.html.j2").module
+    return macros.highlight(_highlight_pieces(answer, predicted, gold))  # type: ignore[attr-defined,no-any-return]
+
+
+def _mistake(row: Mapping[str, Any], record: Mapping[str, Any] | None) -> dict[str, Any]:
     answer = str((record or {}).get("answer", ""))
-    head = (
-        f"<p class=meta><b>{html.escape(str(row.get('id')))}</b> · "
-        f"{html.escape(str(row.get('dataset')))}:{html.escape(str(row.get('task')))} · "
-        f"label <b>{html.escape(str(row.get('label')))}</b> · verdict "
-        f"<b>{html.escape(str(row.get('verdict')))}</b> · score {_fmt(row.get('score'))}</p>"
-    )
-    if record is None:
-        return f"<article class=mistake>{head}<p>(record not found in the data file)</p></article>"
-    query = record.get("query")
-    parts = [head]
-    if query:
-        parts.append(f"<p class=query><b>query</b> {html.escape(str(query))}</p>")
-    parts.append(
-        "<p class=answer>"
-        + _highlight(answer, row.get("spans") or [], row.get("gold_spans") or [])
-        + "</p>"
-    )
-    notes = []
+    sentences = []
     for s in row.get("sentences") or []:
-        text = answer[int(s["start"]) : int(s["end"])]
-        evidence = "".join(
-            f"<blockquote>{html.escape(e)}</blockquote>" for e in s.get("evidence") or []
+        if not isinstance(s, Mapping):
+            continue
+        start, end = _int(s.get("start")), _int(s.get("end"))
+        evidence = s.get("evidence") if isinstance(s.get("evidence"), list) else []
+        sentences.append(
+            {
+                "verdict": verdict_key(s.get("verdict")),
+                "score": s.get("score"),
+                "text": answer[start:end][:300] if start is not None and end is not None else "",
+                "reason": s.get("reason") or "",
+                "evidence": [str(e) for e in evidence],
+            }
         )
-        reason = f"<p><b>reason</b> {html.escape(s['reason'])}</p>" if s.get("reason") else ""
-        notes.append(
-            f"<li><span class=v-{html.escape(str(s.get('verdict')))}>{_fmt(s.get('score'), 2)}"
-            f"</span> {html.escape(text[:300])}{reason}"
-            + (f"<details><summary>evidence</summary>{evidence}</details>" if evidence else "")
-            + "</li>"
-        )
-    if notes:
-        parts.append("<ol class=sentences>" + "".join(notes) + "</ol>")
-    context = record.get("context") or []
+    context = (record or {}).get("context") or []
     if isinstance(context, str):
         context = [context]
-    parts.append(
-        "<details><summary>context</summary>"
-        + "".join(f"<blockquote>{html.escape(str(c))}</blockquote>" for c in context)
-        + "</details>"
-    )
-    return "<article class=mistake>" + "".join(parts) + "</article>"
+    query = (record or {}).get("query")
+    return {
+        "id": row.get("id"),
+        "group": f"{row.get('dataset')}:{row.get('task')}",
+        "label": row.get("label"),
+        "verdict": row.get("verdict"),
+        "score": _fmt(row.get("score")) if isinstance(row.get("score"), float | int) else "–",
+        "found": record is not None,
+        "query": query if query else "",
+        "pieces": _highlight_pieces(answer, row.get("spans"), row.get("gold_spans")),
+        "sentences": sentences,
+        "context": [str(c) for c in context] if isinstance(context, list) else [str(context)],
+    }
 
 
-def _mistakes(report: ReportInput) -> str:
-    ok = [r for r in report.rows if r.get("score") is not None]
+def _score(row: Mapping[str, Any]) -> float | None:
+    s = row.get("score")
+    return float(s) if isinstance(s, int | float) and not isinstance(s, bool) else None
+
+
+def _mistakes(report: ReportInput) -> list[dict[str, Any]]:
+    ok = [r for r in report.rows if _score(r) is not None]
     passed = sorted(
         (r for r in ok if r.get("label") == "notGrounded" and r.get("verdict") == "grounded"),
-        key=lambda r: -float(r["score"]),
+        key=lambda r: -(_score(r) or 0.0),
     )[: report.mistakes]
     blocked = sorted(
         (r for r in ok if r.get("label") == "grounded" and r.get("verdict") == "notGrounded"),
-        key=lambda r: float(r["score"]),
+        key=lambda r: _score(r) or 0.0,
     )[: report.mistakes]
-
-    def block(title: str, items: list[Mapping[str, Any]]) -> str:
-        body = "".join(_mistake(r, report.records.get(str(r.get("id")))) for r in items)
-        return f"<h3>{html.escape(title)} ({len(items)})</h3>" + (body or "<p>none</p>")
-
-    return block("Ungrounded answers that passed, highest score first", passed) + block(
-        "Grounded answers blocked, lowest score first", blocked
-    )
+    return [
+        {
+            "title": title,
+            "items": [_mistake(r, report.records.get(str(r.get("id")))) for r in items],
+        }
+        for title, items in (
+            ("Ungrounded answers that passed, highest score first", passed),
+            ("Grounded answers blocked, lowest score first", blocked),
+        )
+    ]
 
 
 # -- the page --------------------------------------------------------------------------------
 
-_CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1280px;
-padding:0 1rem;color:#212529}
-h1{font-size:1.5rem}h2{margin-top:2.2rem;border-bottom:1px solid #dee2e6}
-table.summary{border-collapse:collapse;margin:.5rem 0 1rem}
-table.summary th,table.summary td{padding:.2rem .6rem;border-bottom:1px solid #e9ecef;
-text-align:right}
-table.summary th[scope=row],table.summary thead th:first-child{text-align:left}
-figure{margin:0}figure svg{max-width:100%;height:auto}
-.note{color:#495057}
-.mistake{border:1px solid #dee2e6;border-radius:6px;padding:.5rem .9rem;margin:.7rem 0}
-.mistake .meta{margin:.2rem 0;color:#495057}
-.answer{white-space:pre-wrap}
-.pred{background:#ffc9c9}.gold{text-decoration:underline 2px #1c7ed6}
-.v-grounded{color:#2b8a3e}.v-notGrounded{color:#c92a2a}.v-notSure{color:#e67700}
-blockquote{margin:.3rem 0 .3rem 1rem;padding-left:.6rem;border-left:3px solid #ced4da;color:#495057;
-white-space:pre-wrap}
-"""
+
+def _table(title: str, groups: Mapping[str, Metrics]) -> dict[str, Any]:
+    return {"title": title, "rows": MetricsTable(dict(groups))._cells()}
 
 
 def render_report(report: ReportInput) -> str:
     """The report as one HTML document (str)."""
-    rows = [r for r in report.rows]
+    rows = list(report.rows)
     if not rows:
         raise InvalidInputError("no outcome rows to report on", field="rows")
-    groups = _group_rows(rows)
-    cuts = {name: _cut_for(report, g) for name, g in groups.items()}
+    groups = group_rows(rows)
     by_dataset = grouped_metrics([dict(r) for r in rows], not_sure_as=report.not_sure_as)
-    by_task = _by(rows, "task", report.not_sure_as)
-    tables = [_summary_rows("By dataset and task", by_dataset), _summary_rows("By task", by_task)]
-    if any(r.get("domain") for r in rows):
-        tables.append(_summary_rows("By domain", _by(rows, "domain", report.not_sure_as)))
-    if report.cut is None:
-        cut_text = "not recorded"
-    elif isinstance(report.cut, Thresholds):
-        cut_text = _cut_words(report.cut)
-    else:
-        cut_text = "; ".join(f"{k}: {_cut_words(v)}" for k, v in report.cut.items())
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    sections = [
-        f"<h1>{html.escape(report.title)}</h1>",
-        f"<p class=note>{len(rows)} outcomes · cut in use: {html.escape(cut_text)} · notSure "
-        f"counted as {html.escape(report.not_sure_as)} · generated {generated}</p>",
-        "<h2 id=summary>Summary</h2>",
-        *tables,
-        "<h2 id=confusion>Confusion matrices</h2><p class=note>Rows: gold label; columns: "
-        "verdict.</p>",
-        f"<figure id=fig-confusion>{_confusion_svg(groups)}</figure>",
-        "<h2 id=scores>Scores by label</h2><p class=note>Dashed line: the grounded cut; dotted: "
-        "the notGrounded cut (between them, notSure).</p>",
-        f"<figure id=fig-scores>{_histogram_svg(groups, cuts)}</figure>",
-        "<h2 id=sweep>Threshold sweep</h2><p class=note>For each cut with no notSure band: "
-        "balanced accuracy, the share of ungrounded answers that would pass and the share of "
-        "grounded answers that would be blocked.</p>",
-        f"<figure id=fig-sweep>{_sweep_svg(groups, cuts)}</figure>",
-        "<h2 id=latency>Latency</h2>",
-        f"<figure id=fig-latency>{_latency_svg(rows)}</figure>",
-        "<h2 id=mistakes>Worst mistakes</h2><p class=note><span class=pred>Highlighted</span>: "
-        "spans the judge flagged; <span class=gold>underlined</span>: gold ungrounded spans "
-        "(where the data has them). Each sentence shows its score, reason and best evidence."
-        "</p>",
-        _mistakes(report),
+    tables = [
+        _table("By dataset and task", by_dataset),
+        _table("By task", _by(rows, "task", report.not_sure_as)),
     ]
-    title = html.escape(report.title)
-    return (
-        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-        '<meta name=viewport content="width=device-width,initial-scale=1">'
-        f"<title>{title}</title><style>{_CSS}</style></head><body>"
-        + "\n".join(sections)
-        + "</body></html>\n"
+    if any(r.get("domain") for r in rows):
+        tables.append(_table("By domain", _by(rows, "domain", report.not_sure_as)))
+    cut = _as_mapping(report.cut)
+    if cut is None:
+        cut_text = "not recorded"
+    elif isinstance(cut, Thresholds):
+        cut_text = _cut_words(cut)
+    else:
+        cut_text = "; ".join(f"{k}: {_cut_words(v)}" for k, v in cut.items())
+    return render(
+        "report.html.j2",
+        title=report.title,
+        n=len(rows),
+        cut_text=cut_text,
+        not_sure_as=report.not_sure_as,
+        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        heads=[h for _, h, _ in COLUMNS],
+        tables=tables,
+        svgs={
+            "confusion": _svg(confusion_figure(groups)),
+            "scores": _svg(histogram_figure(groups, report.cut)),
+            "sweep": _svg(sweep_figure(groups, report.cut)),
+            "latency": _svg(latency_figure(rows)),
+        },
+        mistakes=_mistakes(report),
     )
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .deadline import checkpoint
+
 if TYPE_CHECKING:  # pragma: no cover
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
@@ -190,7 +192,11 @@ def _punkt_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
         stop = end if end - pos <= MAX_PUNKT_BLOCK else _window_end(text, pos, end)
         window = text[pos:stop]
         try:
-            spans = list(tokenizer.span_tokenize(window))
+            spans = []
+            for span in tokenizer.span_tokenize(window):  # lazy: a sentence at a time
+                if len(spans) % 64 == 0:
+                    checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here
+                spans.append(span)
         except TimeoutError:
             spans = [(m.start(), m.end()) for m in _SIMPLE_SENTENCE.finditer(window)]
         out.extend((pos + s, pos + e) for s, e in spans)
@@ -207,7 +213,9 @@ def split_sentences(text: str) -> list[Span]:
     raw: list[tuple[int, int]] = []
     for b_start, b_end in _blocks(text):
         pieces: list[tuple[int, int]] = []
-        for s, e in _punkt_spans(text, b_start, b_end):
+        for k, (s, e) in enumerate(_punkt_spans(text, b_start, b_end)):
+            if k % 256 == 255:
+                checkpoint()
             pieces.extend(_split_cjk(text, s, e))
         # Punkt without training data breaks after unknown abbreviations ("D.C. yesterday");
         # a "sentence" that starts in lower case continues the previous one.
@@ -219,7 +227,9 @@ def split_sentences(text: str) -> list[Span]:
                 merged.append((s, e))
         raw.extend(merged)
     spans: list[Span] = []
-    for s, e in raw:
+    for k, (s, e) in enumerate(raw):
+        if k % 256 == 255:
+            checkpoint()
         while s < e and text[s].isspace():
             s += 1
         while e > s and text[e - 1].isspace():
@@ -244,9 +254,19 @@ def tokenize(text: str) -> list[str]:
 _POSSESSIVE = ("'s", "\u2019s", "\u02bcs", "`s")
 
 
-@lru_cache(maxsize=65536)
+#: Words up to this long are remembered by :func:`fold` and :func:`stem` (65,536 and 131,072 of
+#: them): longer ones, rare in prose but free for a client to send, are worked out each time,
+#: so the two caches stay under about 60 MB whatever the input.
+MAX_CACHED_WORD = 40
+
+
 def fold(word: str) -> str:
     """Lower-case, strip accents and a possessive ending, so "Hawaiʻi's" and "hawaii" meet."""
+    return _fold(word) if len(word) <= MAX_CACHED_WORD else _fold.__wrapped__(word)
+
+
+@lru_cache(maxsize=65536)
+def _fold(word: str) -> str:
     lowered = word.lower()
     if lowered.endswith(_POSSESSIVE) and len(lowered) > 2:
         lowered = lowered[:-2]
@@ -346,10 +366,14 @@ _stemmer_lock = threading.Lock()
 _stemmer = None
 
 
-@lru_cache(maxsize=131072)
 def stem(word: str) -> str:
     """Porter stem of a folded word (NLTK's stemmer needs no data), irregular verb forms
     first reduced to their base ("wrote" -> "write")."""
+    return _stem(word) if len(word) <= MAX_CACHED_WORD else _stem.__wrapped__(word)
+
+
+@lru_cache(maxsize=131072)
+def _stem(word: str) -> str:
     word = _IRREGULAR.get(word, word)
     global _stemmer
     if _stemmer is None:

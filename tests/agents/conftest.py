@@ -3,7 +3,9 @@ retriever tool over an in-memory vector store, then answers as scripted."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import re
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -14,8 +16,9 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.tools import BaseTool, create_retriever_tool
 from langchain_core.vectorstores import InMemoryVectorStore
 from pydantic import Field
@@ -59,6 +62,37 @@ class ScriptedChatModel(BaseChatModel):
         self.seen.append(list(messages))
         message = reply.model_copy(update={"id": f"run-{len(self.seen)}"})
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+class StreamingChatModel(ScriptedChatModel):
+    """A scripted model that streams as a provider does: its text word by word, then each tool
+    call's name and its arguments in two pieces."""
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        reply = self.replies[min(len(self.seen), len(self.replies) - 1)]
+        self.seen.append(list(messages))
+        for word in re.split(r"(?<=\s)", str(reply.content)):
+            if word:
+                yield ChatGenerationChunk(message=AIMessageChunk(content=word))
+        for i, call in enumerate(reply.tool_calls):
+            args = json.dumps(call["args"])
+            half = len(args) // 2
+            for n, piece in enumerate((args[:half], args[half:])):
+                chunk = tool_call_chunk(
+                    name=call["name"] if n == 0 else None,
+                    args=piece,
+                    id=call["id"] if n == 0 else None,
+                    index=i,
+                )
+                yield ChatGenerationChunk(
+                    message=AIMessageChunk(content="", tool_call_chunks=[chunk])
+                )
 
 
 def search_call(query: str = QUESTION, call_id: str = "call-1") -> AIMessage:

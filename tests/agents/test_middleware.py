@@ -58,12 +58,15 @@ def test_regenerate_sends_feedback_back_to_the_model_and_releases_the_grounded_a
     state = run(agent)
     assert final(state).content == GOOD
     assert final(state).response_metadata["groundedness"]["verdict"] == "grounded"
-    # the model's second answer was asked for with feedback naming the unsupported sentence
-    feedback = model.seen[-1][-1]
+    # the model's second answer was asked for with its rejected answer and feedback naming the
+    # unsupported sentence
+    *_, rejected, feedback = model.seen[-1]
+    assert isinstance(rejected, AIMessage) and rejected.content == BAD
     assert isinstance(feedback, HumanMessage) and is_feedback(feedback)
     assert "5,207.3" in feedback.content
-    # the ungrounded answer is not left in the conversation
-    assert all(m.content != BAD for m in state["messages"])
+    # neither is left in the conversation: it holds what the user and the model wrote
+    assert all(m.content != BAD and not is_feedback(m) for m in state["messages"])
+    assert [m.type for m in state["messages"]] == ["human", "ai", "tool", "ai"]
     assert len(model.seen) == 3
 
 
@@ -184,38 +187,14 @@ def test_tool_calling_turns_pass_through_unchecked(retriever_tool: BaseTool) -> 
     )
 
 
-def test_stream_messages_mode_shows_the_released_answer_from_the_middleware_node(
-    retriever_tool: BaseTool,
-) -> None:
-    agent = create_agent(
-        script(HALF), [retriever_tool], middleware=[middleware(policy=Policy.redact())]
-    )
-    released = [
-        chunk
-        for chunk, meta in agent.stream(
-            {"messages": [HumanMessage(QUESTION)]}, stream_mode="messages"
-        )
-        if meta["langgraph_node"] == NODE
-    ]
-    assert [m.content for m in released] == [GOOD]
-
-
-def test_stream_updates_mode_regeneration_order(retriever_tool: BaseTool) -> None:
-    agent = create_agent(script(BAD, GOOD), [retriever_tool], middleware=[middleware()])
-    nodes = [
-        next(iter(update))
-        for update in agent.stream({"messages": [HumanMessage(QUESTION)]}, stream_mode="updates")
-    ]
-    assert nodes == ["model", NODE, "tools", "model", NODE, "model", NODE]
-
-
 async def test_astream_updates_mode(retriever_tool: BaseTool) -> None:
     agent = create_agent(script(BAD, GOOD), [retriever_tool], middleware=[middleware()])
     updates = [
         u
         async for u in agent.astream({"messages": [HumanMessage(QUESTION)]}, stream_mode="updates")
     ]
-    last = updates[-1][NODE]["messages"][-1]
+    assert [next(iter(u)) for u in updates] == ["model", NODE, "tools", "model", NODE]
+    last = updates[-2]["model"]["messages"][-1]  # the model step releases the checked answer
     assert last.content == GOOD and last.response_metadata["groundedness"]["verdict"] == "grounded"
 
 
@@ -242,16 +221,20 @@ def test_only_the_current_turns_tool_results_count(retriever_tool: BaseTool) -> 
     )
     thread = {"configurable": {"thread_id": "t"}}
     first = run(agent, **thread)
-    assert final(first).content == GOOD and sum(is_feedback(m) for m in first["messages"]) == 1
+    assert final(first).content == GOOD and len(model.seen) == 3  # one regeneration
     with pytest.raises(UngroundedAnswerError, match="without retrieving"):
         run(agent, "And its height in feet?", **thread)
     # turn 3 searches again and may regenerate once more: the counter is per run, not thread
     state = run(agent, "How high again?", **thread)
-    assert final(state).content == GOOD
+    assert final(state).content == GOOD and len(model.seen) == 7
+    assert is_feedback(model.seen[-1][-1])  # the retry's request had the feedback ...
+    # ... and no saved turn holds one: the next turn's request neither
+    assert not any(is_feedback(m) for m in state["messages"])
+    assert not any(is_feedback(m) for m in model.seen[4])
     turn3 = state["messages"][
         next(i for i, m in enumerate(state["messages"]) if m.content == "How high again?") :
     ]
-    assert sum(is_feedback(m) for m in turn3) == 1
+    assert [m.type for m in turn3] == ["human", "ai", "tool", "ai"]
     assert sum(isinstance(m, ToolMessage) for m in turn3) == 1
 
 
@@ -326,3 +309,23 @@ def test_star_import_of_the_adapter_does_not_need_the_langchain_package(monkeypa
     namespace: dict[str, Any] = {}
     exec("from ground_integrations.langchain import *", namespace)
     assert "GroundednessGuard" in namespace and "GroundednessMiddleware" not in namespace
+
+
+def test_the_regeneration_bound_holds_across_model_calls_of_a_run(
+    retriever_tool: BaseTool,
+) -> None:
+    # the retry searches again instead of answering; the answer after that is wrong again, and
+    # the one regeneration allowed per run is spent: on_exhausted, no third answer
+    model = ScriptedChatModel(
+        replies=[search_call(), AIMessage(BAD), search_call(call_id="c2"), AIMessage(BAD)]
+    )
+    policy = Policy.regenerate(max_regenerations=1, fallback_message="No supported answer.")
+    agent = create_agent(model, [retriever_tool], middleware=[middleware(policy=policy)])
+    state = run(agent)
+    assert len(model.seen) == 4
+    assert final(state).content == "No supported answer."
+    assert (
+        "max_regenerations=1" in final(state).response_metadata["groundedness_decision"]["reason"]
+    )
+    # the retry's tool call is kept (the model made it), the feedback that prompted it is not
+    assert [m.type for m in state["messages"]] == ["human", "ai", "tool", "ai", "tool", "ai"]

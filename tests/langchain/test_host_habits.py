@@ -64,21 +64,6 @@ def test_the_tutorial_chain_is_guarded_as_it_is() -> None:
     assert quotes and all(q in MAUNA_KEA for q in quotes)
 
 
-def test_no_feedback_slot_means_a_warning_once_and_no_blind_retry() -> None:
-    model = make_model([HALLUCINATION, HALLUCINATION])
-    with pytest.warns(FeedbackWarning, match=r"\{feedback\}") as caught:
-        guard = GroundednessGuard(tutorial_chain(model))
-    assert len(caught) == 1 and "MessagesPlaceholder" in str(caught[0].message)
-    with pytest.raises(UngroundedAnswerError):
-        guard.invoke(QUESTION)
-    assert len(model.prompts) == 1  # the identical prompt was not sent again
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(UngroundedAnswerError):
-            guard.invoke(QUESTION)  # warned once per guard, not per call
-    assert len(model.prompts) == 2
-
-
 def test_a_feedback_variable_carries_the_feedback_into_the_retry() -> None:
     model = make_model([HALLUCINATION, GROUNDED])
     prompt = ChatPromptTemplate.from_messages(

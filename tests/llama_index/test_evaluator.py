@@ -4,8 +4,10 @@ import pytest
 from llama_index.core.evaluation import BatchEvalRunner, EvaluationResult
 from llama_index.core.query_engine import RetryQueryEngine
 
-from ground_integrations import EmptyInputError, GroundednessChecker, GroundednessResult
+from ground_integrations import EmptyInputError, GroundednessChecker, GroundednessResult, Verdict
+from ground_integrations.judges.base import Judge, Judgement
 from ground_integrations.llama_index import GroundednessEvaluationResult, GroundednessEvaluator
+from ground_integrations.models import GroundednessRequest
 from ground_integrations.testing import FailingJudge, ScriptedJudge
 
 from ..conftest import MAUNA_KEA
@@ -31,14 +33,20 @@ async def test_aevaluate_is_native_and_equals_sync() -> None:
     assert (asyn.passing, asyn.score, asyn.feedback) == (sync.passing, sync.score, sync.feedback)
 
 
-def test_not_sure_and_judge_errors_are_invalid_unless_configured() -> None:
+def test_not_sure_is_not_passing_and_judge_errors_are_invalid_unless_configured() -> None:
     unsure = GroundednessEvaluator(GroundednessChecker(ScriptedJudge(["notSure"])))
     r = unsure.evaluate(response="x", contexts=["y"])
-    assert r.invalid_result and r.passing is None and "not sure" in r.invalid_reason
-    strict = GroundednessEvaluator(
-        GroundednessChecker(ScriptedJudge(["notSure"])), not_sure_as="failing"
+    assert r.passing is False and not r.invalid_result and r.invalid_reason is None
+    assert r.verdict is Verdict.NOT_SURE and r.score == 0.5 and r.feedback.startswith("notSure")
+    invalid = GroundednessEvaluator(
+        GroundednessChecker(ScriptedJudge(["notSure"])), not_sure_as="invalid"
     )
-    assert strict.evaluate(response="x", contexts=["y"]).passing is False
+    r = invalid.evaluate(response="x", contexts=["y"])
+    assert r.invalid_result and r.passing is None and "not sure" in r.invalid_reason
+    lenient = GroundednessEvaluator(
+        GroundednessChecker(ScriptedJudge(["notSure"])), not_sure_as="passing"
+    )
+    assert lenient.evaluate(response="x", contexts=["y"]).passing is True
     broken = GroundednessEvaluator(GroundednessChecker(FailingJudge()))
     r = broken.evaluate(response="x", contexts=["y"])
     assert r.invalid_result and "failed" in r.invalid_reason and r.feedback
@@ -74,6 +82,41 @@ async def test_runs_in_batch_eval_runner(index) -> None:
         queries=[QUESTION], response_strs=[GROUNDED], contexts_list=[[MAUNA_KEA]]
     )
     assert sync["groundedness"][0].passing is True
+
+
+class VerdictByAnswer(Judge):
+    """A judge that gives each answer the verdict named in a table (order-free, for batches)."""
+
+    name = "by-answer"
+    version = "1"
+
+    def __init__(self, table: dict[str, str]) -> None:
+        self.table = table
+
+    def judge(self, request: GroundednessRequest) -> Judgement:
+        verdict = Verdict(self.table[request.answer])
+        score = {"grounded": 1.0, "notSure": 0.5, "notGrounded": 0.0}[verdict.value]
+        return Judgement(verdict=verdict, score=score)
+
+
+async def test_a_not_sure_record_stays_in_batch_eval_runner_as_not_passing() -> None:
+    unsure = "Mauna Kea may be the tallest mountain on Earth."
+    table = {GROUNDED: "grounded", HALLUCINATION: "notGrounded", unsure: "notSure"}
+    evaluator = GroundednessEvaluator(GroundednessChecker(VerdictByAnswer(table)))
+    answers = [GROUNDED, unsure, HALLUCINATION]
+    runner = BatchEvalRunner({"groundedness": evaluator}, workers=3)
+    results = (
+        await runner.aevaluate_response_strs(
+            queries=[QUESTION] * 3, response_strs=answers, contexts_list=[[MAUNA_KEA]] * 3
+        )
+    )["groundedness"]
+    assert [r.response for r in results] == answers
+    assert [r.passing for r in results] == [True, False, False]
+    assert [r.verdict for r in results] == [Verdict(table[a]) for a in answers]
+    assert not any(r.invalid_result for r in results)  # every record was evaluated
+    valid = [r for r in results if not r.invalid_result]  # what users keep, as LlamaIndex's docs do
+    assert len(valid) == 3 and sum(r.passing for r in valid) / len(valid) == pytest.approx(1 / 3)
+    assert results[1].score == 0.5 and results[1].groundedness.verdict is Verdict.NOT_SURE
 
 
 def test_works_as_the_evaluator_of_retry_query_engine(index) -> None:

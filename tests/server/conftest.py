@@ -13,9 +13,11 @@ import pytest
 pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 
+from ground_integrations.deadline import checkpoint  # noqa: E402
 from ground_integrations.judges.base import Judge, Judgement  # noqa: E402
 from ground_integrations.models import GroundednessRequest, Verdict  # noqa: E402
 from ground_integrations.server import ServerSettings, create_app  # noqa: E402
+from ground_integrations.server.protocol import with_header_timeout  # noqa: E402
 
 KEY = "test-key-0123456789"
 OTHER_KEY = "other-key-9876543210"
@@ -47,14 +49,65 @@ class SlowJudge(Judge):
         return Judgement(score=1.0, verdict=Verdict.GROUNDED)
 
 
+class LongJudge(Judge):
+    """Works for ``seconds`` in small steps, checking its deadline between them as the embedded
+    judges do (a check longer than any timeout or grace period), then calls it grounded."""
+
+    name = "long"
+    version = "1"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.finished = 0  # checks that ran to their end
+
+    def judge(self, request: GroundednessRequest) -> Judgement:
+        if request.answer != "The service is up.":
+            ends = time.monotonic() + self.seconds
+            while time.monotonic() < ends:
+                checkpoint()
+                time.sleep(0.01)
+            self.finished += 1
+        return Judgement(score=1.0, verdict=Verdict.GROUNDED)
+
+
+def heavy_request(seed: int) -> dict[str, str]:
+    """A request inside the default limits that costs the embedded judge its most: a context of
+    about 12,000 two-word sentences (150,000 characters) and an answer of 500 sentences, each
+    sharing words with many context sentences. ``seed`` makes the context distinct."""
+    import random
+
+    rng = random.Random(seed)
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta", "zeta", "rho"]
+
+    def sentence(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n)).capitalize() + "."
+
+    context = " ".join(sentence(2) for _ in range(12_000))[:190_000]
+    answer = " ".join(sentence(4) for _ in range(500))[:19_000]
+    return {"context": f"Seed {seed}. {context}", "answer": answer}
+
+
+def metric(url: str, name: str) -> float:
+    """One sample of the service's /metrics (0 when absent), e.g.
+    ``metric(url, 'ground_checks_stopped_total{reason="timeout"}')``."""
+    import httpx
+
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
 @contextmanager
 def running(settings: ServerSettings, judge: Judge | None = None) -> Iterator[str]:
-    """Serve ``create_app(settings)`` on loopback; yields the base URL; stops gracefully."""
+    """Serve ``create_app(settings)`` on loopback as ``ground serve`` does (its HTTP protocol
+    with the header timeout); yields the base URL; stops gracefully."""
     port = free_port()
     config = uvicorn.Config(
         create_app(settings, judge=judge),
         host="127.0.0.1",
         port=port,
+        http=with_header_timeout(settings.header_timeout),
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=10,

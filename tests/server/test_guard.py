@@ -307,7 +307,7 @@ def test_calibrated_thresholds_apply_to_every_route(tmp_path: Path) -> None:
 
     judge = HeuristicJudge()
     strict = CalibratedThresholds(
-        judge=None,
+        judge=judge.info,
         max_pass_rate=0.05,
         confidence=0.9,
         default=GroupCut(

@@ -21,6 +21,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcont
 from functools import cached_property, lru_cache
 
 from .._markers import mask_markers
+from ..deadline import checkpoint
 from ..models import Domain
 from ..text import Span, base_form, fold, split_sentences, stem, word_spans
 from ._lexicon import (
@@ -38,6 +39,7 @@ from ._lexicon import (
     SCALE_LETTERS,
     SCALE_WORDS,
     STOPWORDS,
+    TITLES,
     UNIT_FACTORS,
     UNIT_KINDS,
     UNIT_SIGNS,
@@ -45,6 +47,7 @@ from ._lexicon import (
 )
 from ._records import field_conflicts, is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities, best_span
+from ._structure import TITLE_SENTENCES, Conflict, conflicts, reversed_comparison
 
 __all__ = [
     "FEATURE_NAMES",
@@ -566,6 +569,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
             fields.extend(yes_no_fields(passage))
         units = record_units(passage) if record else split_sentences(passage)
         for span in units:
+            checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here
             tokens = analyse(span.text)
             stems = frozenset(tokens.stems)
             df.update(stems)
@@ -629,6 +633,9 @@ class SentenceFeatures:
     negation_flip: bool = False
     #: (the sentence's word, the opposite its supporting window says instead)
     opposites: list[tuple[str, str]] = field(default_factory=list)
+    #: what it states differently from its window about the words they share: who did what,
+    #: titles, ranks, modality, quantity (see :mod:`._structure`)
+    conflicts: list[Conflict] = field(default_factory=list)
     #: yes/no fields of a JSON record that the sentence states the opposite of
     field_conflicts: list[str] = field(default_factory=list)
     #: the sentence only introduces what follows ("Here is a summary in 80 words:")
@@ -1118,11 +1125,23 @@ def sentence_features(
             else "the context states the opposite (it is negated there)"
         )
     if window is not None and window.coverage >= 0.5:
-        window_text = " ".join(s.text for s in index.sentences[window.first : window.last + 1])
-        feats.opposites = _opposites(tokens.words, analyse(window_text).words, index.word_stems)
+        window_texts = [s.text for s in index.sentences[window.first : window.last + 1]]
+        window_text = " ".join(window_texts)
+        feats.opposites = [
+            (said, instead)
+            for said, instead in _opposites(
+                tokens.words, analyse(window_text).words, index.word_stems
+            )
+            # "B is smaller than A" for "A is larger than B" states the same fact
+            if not reversed_comparison(sentence, said, window_text, instead)
+        ]
         for said, instead in feats.opposites:
             feats.reasons.append(f"it says '{said}' where the context says '{instead}'")
             feats.unsupported.append(said)
+        feats.conflicts = conflicts(sentence, window_texts, _naming(index, tokens, window))
+        for found in feats.conflicts:
+            feats.reasons.append(found.reason)
+            feats.unsupported.append(found.said.split(" / ")[-1])
     if index.fields:
         feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS)
         for name in feats.field_conflicts:
@@ -1134,13 +1153,28 @@ def sentence_features(
     return feats
 
 
+def _naming(index: ContextIndex, tokens: Tokens, window: Window) -> list[str]:
+    """The context sentences outside ``window`` that mention a name of a sentence which gives
+    a title (at most :data:`._structure.TITLE_SENTENCES`): where the context gives its titles."""
+    if not tokens.names or not any(w in TITLES for w in tokens.words):
+        return []
+    ids: dict[int, None] = {}
+    for name in tokens.names:
+        for i in index.postings.get(stem(name), ()):
+            if not window.first <= i <= window.last:
+                ids[i] = None
+            if len(ids) >= TITLE_SENTENCES:
+                break
+    return [index.sentences[i].text for i in sorted(ids)[:TITLE_SENTENCES]]
+
+
 def cap(score: float, feats: SentenceFeatures) -> float:
     """A sentence's (or answer's) score after its hard checks: below the cut on any failure."""
     if feats.medical_violation:
         return min(score, MEDICAL_CAP)
     if feats.figure_mismatch:
         return min(score, FIGURE_CAP)
-    if feats.opposites:
+    if feats.opposites or feats.conflicts:
         return min(score, OPPOSITE_CAP)
     if feats.negation_flip:
         return min(score, NEGATION_CAP)
@@ -1171,6 +1205,7 @@ def answer_features(
     sentence."""
     out = []
     for i, text in enumerate(sentences):
+        checkpoint()
         if i > 0 and is_question(text):
             out.append(SentenceFeatures(checkable=False))
             continue

@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from ..deadline import checkpoint, current_deadline
 from ..errors import (
     ConfigurationError,
     GroundednessError,
@@ -144,9 +145,14 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
 
 
 class _Budget:
-    """The time left for one check."""
+    """The time left for one check: the judge's ``deadline``, or less under a shorter
+    :class:`~ground_integrations.deadline.Deadline`."""
 
     def __init__(self, deadline: float) -> None:
+        outer = current_deadline()
+        left = outer.remaining() if outer is not None else None
+        if left is not None and left < deadline:
+            deadline = max(0.0, left)
         self.deadline = deadline
         self.ends = time.monotonic() + deadline
 
@@ -526,6 +532,7 @@ class HTTPJudge(Judge):
     def _one(self, request: GroundednessRequest, call: HTTPCall, budget: _Budget) -> Judgement:
         retry = 0
         while True:
+            checkpoint()  # a cancelled Deadline stops before the next attempt
             wait = self._slot(budget)
             if wait:
                 time.sleep(wait)
@@ -543,6 +550,7 @@ class HTTPJudge(Judge):
     ) -> Judgement:
         retry = 0
         while True:
+            checkpoint()
             wait = self._slot(budget)
             if wait:
                 await asyncio.sleep(wait)

@@ -434,11 +434,16 @@ def detect(text: str) -> Language:
     return _detect(_sample((text,)))
 
 
-@lru_cache(maxsize=32)
 def context_language(context: tuple[str, ...]) -> Language:
     """The language of a context, its passages read as one text (a context is read again on
-    every check of a regenerate loop, so the last few are remembered)."""
-    return _detect(_sample(context))
+    every check of a regenerate loop, so the last few samples are remembered: by their text,
+    at most :data:`SAMPLE_CHARS` each, never the whole context)."""
+    return _sample_language(_sample(context))
+
+
+@lru_cache(maxsize=32)
+def _sample_language(sample: str) -> Language:
+    return _detect(sample)
 
 
 # -- what the judgement says ----------------------------------------------------------------

@@ -12,18 +12,24 @@ __all__ = [
     "FIGURE_UNIT_LETTERS",
     "FIGURE_UNIT_PAIRS",
     "FIRST_PERSON",
+    "HEDGE_WORDS",
     "MEDICAL_CRITICAL",
     "MONEY_BEFORE",
     "NEGATIONS",
     "NUMBER_WORDS",
     "OPPOSITE_PAIRS",
+    "ORDINALS",
+    "PARTIALS",
     "SCALE_LETTERS",
     "SCALE_WORDS",
     "STOPWORDS",
+    "SUPERLATIVES",
+    "TITLES",
     "UNITS",
     "UNIT_FACTORS",
     "UNIT_KINDS",
     "UNIT_SIGNS",
+    "UNIVERSALS",
 ]
 
 #: Function words: never content, never evidence.
@@ -408,4 +414,58 @@ OPPOSITE_PAIRS = (
     ("entry", "exit"),
     ("arrive", "depart"),
     ("arrival", "departure"),
+)
+
+# -- what :mod:`._structure` compares ------------------------------------------------------
+
+#: Roles and titles a name can hold ("coach Dan Ferreira", "Reid, a former finance minister").
+TITLES = frozenset(
+    """
+    founder cofounder co-founder chief executive ceo cfo coo cto chair chairman chairwoman
+    chairperson president vice director manager head leader boss owner partner coach captain
+    player striker goalkeeper defender midfielder substitute referee manager minister secretary
+    senator governor mayor councillor councilor king queen prince princess emperor empress
+    duke diplomat ambassador envoy architect engineer industrialist scientist researcher
+    professor lecturer student teacher pupil doctor dr nurse surgeon physician pharmacist
+    dentist consultant cashier clerk accountant lawyer judge attorney prosecutor barrister
+    solicitor officer sergeant general colonel lieutenant commander admiral editor author
+    writer novelist poet journalist reporter artist painter sculptor singer actor actress
+    producer composer conductor chef analyst spokesman spokeswoman spokesperson inspector
+    detective pilot economist historian archaeologist curator librarian farmer investor banker
+    trader designer treasurer trustee chancellor dean provost principal bishop priest pope
+    premier deputy speaker champion winner runner-up inventor explorer commissioner
+    superintendent supervisor administrator landlord tenant vicar rector prime officer
+    """.split()
+)
+#: Ordinal words; "13th" and the like are read from their digits.
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20,
+}  # fmt: skip
+SUPERLATIVES = frozenset(
+    """
+    best worst largest biggest smallest highest lowest longest shortest fastest slowest oldest
+    youngest greatest least deepest tallest heaviest lightest richest poorest busiest earliest
+    strongest weakest hottest coldest warmest wettest driest widest narrowest cheapest
+    costliest loudest brightest
+    """.split()
+)
+#: Words that hedge the verb or adjective right after them ("may reduce", "associated with
+#: lower", "likely to cause"); an answer that keeps any of them keeps the hedge.
+HEDGE_WORDS = frozenset(
+    """
+    may might could can possibly perhaps probably likely unlikely potentially associated
+    linked suggest suggests suggested appear appears appeared seem seems seemed tend tends
+    help helps helped would should potential possible risk
+    """.split()
+)
+#: Quantifiers that claim everything, and those that claim a part.
+UNIVERSALS = frozenset("all every everyone everybody everything always entire entirely".split())
+PARTIALS = frozenset(
+    """
+    some most many several often usually mostly sometimes certain majority few part partly
+    generally typically occasionally frequently rarely half
+    """.split()
 )

@@ -29,10 +29,25 @@ _GENERIC = frozenset(
 _PROSE_CHARS = 120
 
 
-@lru_cache(maxsize=64)
+#: JSON passages up to this many characters are remembered by :func:`is_record` (64 of them at
+#: most, so the cache holds at most 64 times this); longer ones are parsed on every call.
+CACHED_RECORD_CHARS = 20_000
+
+
 def is_record(passage: str) -> bool:
-    """True when the passage is a JSON object (or a list of objects). Cached: both the
-    profile choice and the context index ask, and regenerate loops reuse passages."""
+    """True when the passage is a JSON object (or a list of objects). Cached (up to
+    :data:`CACHED_RECORD_CHARS`): both the profile choice and the context index ask, and
+    regenerate loops reuse passages."""
+    start = len(passage) - len(passage.lstrip())
+    if start == len(passage) or passage[start] not in "{[":
+        return False
+    if len(passage) > CACHED_RECORD_CHARS:
+        return _is_record.__wrapped__(passage)
+    return _is_record(passage)
+
+
+@lru_cache(maxsize=64)
+def _is_record(passage: str) -> bool:
     text = passage.strip()
     if not text or text[0] not in "{[":
         return False

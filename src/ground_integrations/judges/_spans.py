@@ -125,6 +125,10 @@ def sentence_kind(
     figure of it conflicts with one the context gives in the same unit."""
     if figure_conflict or _figure_conflict(feats) or feats.opposites or feats.field_conflicts:
         return Kind.CONTRADICTED
+    if any(c.contradicted for c in feats.conflicts):
+        return Kind.CONTRADICTED
+    if feats.conflicts:
+        return Kind.UNSUPPORTED
     if missing or feats.figure_mismatch:
         return Kind.UNSUPPORTED
     if _negation_flip(feats, tokens):
@@ -217,6 +221,11 @@ def _read(
     given_stems = given.stem_set if given else frozenset()
     stems = frozenset(tokens.stems)  # what the judge compares: content words, not figures
     opposites = {said for said, _ in feats.opposites}
+    conflicting = {
+        w: Kind.CONTRADICTED if c.contradicted else Kind.UNSUPPORTED
+        for c in reversed(feats.conflicts)
+        for w in c.words
+    }
     field_stems = {s for name in feats.field_conflicts for s in name.split()}
     figures = _bad_figures(masked, words, folded, feats, index)
     figure_conflict = any(figures.values())
@@ -230,6 +239,8 @@ def _read(
             marks.append(_Mark(i, kind, figure=True))
         elif word in opposites:
             marks.append(_Mark(i, Kind.CONTRADICTED))
+        elif word in conflicting:
+            marks.append(_Mark(i, conflicting[word]))
         elif word in STOPWORDS or word in NEGATIONS:
             continue
         elif stem(word) in field_stems:

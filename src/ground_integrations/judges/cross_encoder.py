@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..deadline import checkpoint
 from ..errors import ConfigurationError, MissingDependencyError
 from ..models import GroundednessRequest, Task
 from ..text import Span
@@ -404,6 +405,7 @@ class CrossEncoderJudge(Judge):
                 list(range(i, min(i + step, len(pairs)))) for i in range(0, len(pairs), step)
             ]
         for bucket in buckets:
+            checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here
             width = max(len(encodings[i].ids) for i in bucket)
             feed = {
                 name: np.zeros((len(bucket), width), dtype=np.int64)
@@ -488,6 +490,7 @@ class CrossEncoderJudge(Judge):
         per_sentence = sum(count for _, count in profile.windows)
         budget = max(1, self.max_model_pairs // max(1, per_sentence))
         for i in weakest[: min(profile.sentences, budget)]:
+            checkpoint()
             premises: list[str] = []
             for width, count in profile.windows:
                 premises += [
@@ -513,6 +516,7 @@ class CrossEncoderJudge(Judge):
         """Each sentence judged alone by the same stackers (1.0 when there is nothing to check)."""
         scores = []
         for i, (span, f) in enumerate(zip(spans, feats)):
+            checkpoint()
             if not f.checkable and not f.values["opens_with_question"]:
                 scores.append(1.0)
                 continue

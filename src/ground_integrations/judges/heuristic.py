@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..deadline import checkpoint
 from ..errors import ConfigurationError
 from ..models import (
     Evidence,
@@ -255,6 +256,7 @@ class HeuristicJudge(Judge):
             scores[weakest] = min(scores[weakest], overall)
         sentences: list[SentenceJudgement] = []
         for i, (span, feats, score) in enumerate(zip(spans, all_feats, scores)):
+            checkpoint()
             verdict = cut.verdict(score)
             evidence = []
             if feats.window is not None and feats.window.coverage > 0:

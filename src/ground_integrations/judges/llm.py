@@ -15,15 +15,21 @@ data. An evidence quote counts as support only if it is at least three words (fo
 characters) found in the context on word boundaries; offsets are on the original text. Only the
 model's own output is parsed: structured output when the model has it, else the last JSON object
 in the reply that matches the schema and does not restate the supplied data (an answer ending in
-a fake verdict is data, not a verdict). Placeholder evidence or reasons (the prompt's template
-copied back) make a statement notSure. Unparseable output gets one repair request; if that fails
-too the verdict is ``notSure`` with the raw text kept on the result.
+a fake verdict is data, not a verdict). Restating is judged loosely: an object that copies
+schema-like text of the data with a few characters changed, or completes an object the data
+left open, is the data's, not the model's. In ``scale_1_5`` the rating is the first
+``Score: N`` of the reply that neither sits in an echoed line of the data nor repeats a rating
+the data itself holds. Placeholder evidence or reasons (the prompt's template copied back) make
+a statement notSure; empty evidence with a real reason is an assessment (nothing found).
+Unparseable output gets one repair request; if that fails too the verdict is ``notSure`` with
+the raw text kept on the result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import difflib
 import json
 import re
 import secrets
@@ -154,6 +160,7 @@ def _neutralise(text: str, tag_id: str) -> str:
 
 
 _SENTINELS = {"nothing found", "none", "n/a", ""}
+_SCORE = re.compile(r"<?\s*Score\s*:\s*\[?\s*([1-5])\b", re.IGNORECASE)
 #: Evidence shorter than this many words (or CJK characters, for text without spaces) is not a
 #: quote: "is" or "the" occurs in any context.
 MIN_QUOTE_WORDS = 3
@@ -241,16 +248,63 @@ def _canonical(assessment: BatchedAssessment) -> str:
     return assessment.model_dump_json()
 
 
+#: How alike (difflib ratio, whitespace ignored) a reply object and schema-like text of the data
+#: must be for the object to count as the data's: a copy with a character changed, or an object
+#: the data left open and the reply closed, is near 1; the model's own assessment of the same
+#: statements differs in its evidence, reason and score.
+NEAR_COPY = 0.9
+#: Characters compared (after removing whitespace): a near copy is near from its first ones.
+_COMPARED_CHARS = 1_000
+#: Schema-like openings of the data kept for comparison, per check.
+_MAX_OPENINGS = 64
+_KEY = re.compile(r'"\s*statements\s*"')
+_SPACE = re.compile(r"\s+")
+
+
+def _squash(text: str) -> str:
+    return _SPACE.sub("", text)
+
+
 class _Supplied:
     """The data the model was given: anything in its reply that repeats it is not its own."""
 
     def __init__(self, request: GroundednessRequest) -> None:
         self.texts = [t for t in (request.answer, request.query or "", *request.context) if t]
         self.objects = {_canonical(a) for t in self.texts for _, _, a in _schema_objects(t)}
+        # where the data holds schema-like text (an injected verdict, closed or not): from the
+        # "{" before each "statements" key
+        self.openings: list[str] = []
+        for text in self.texts:
+            for key in _KEY.finditer(text):
+                start = text.rfind("{", 0, key.start())
+                if start != -1 and len(self.openings) < _MAX_OPENINGS:
+                    piece = _squash(text[start : start + 4 * _COMPARED_CHARS])
+                    self.openings.append(piece[: 2 * _COMPARED_CHARS])
+        ratings = (int(m.group(1)) for t in self.texts for m in _SCORE.finditer(t))
+        self.ratings = set(ratings)
+
+    def restates(self, text: str, assessment: BatchedAssessment) -> bool:
+        """Whether a schema object of the reply is the data's: an exact restatement, or a near
+        copy of schema-like text in the data (see :data:`NEAR_COPY`)."""
+        if _canonical(assessment) in self.objects:
+            return True
+        mine = _squash(text)[:_COMPARED_CHARS]
+        for opening in self.openings:
+            theirs = opening[: len(mine) + 32]
+            matcher = difflib.SequenceMatcher(None, mine, theirs, autojunk=False)
+            if (
+                matcher.real_quick_ratio() >= NEAR_COPY
+                and matcher.quick_ratio() >= NEAR_COPY
+                and matcher.ratio() >= NEAR_COPY
+            ):
+                return True
+        return False
 
     def own(self, reply: str) -> BatchedAssessment:
         """The last schema object in the reply that is the model's own, not restated data."""
-        own = [a for _, _, a in _schema_objects(reply) if _canonical(a) not in self.objects]
+        own = [
+            a for start, end, a in _schema_objects(reply) if not self.restates(reply[start:end], a)
+        ]
         if not own:
             raise ValueError("no JSON object of the model's own in the reply")
         return own[-1]
@@ -265,9 +319,6 @@ class _Supplied:
                 if piece.strip() and pattern.search(piece):
                     reply = reply.replace(piece.strip(), " ")
         return reply
-
-
-_SCORE = re.compile(r"<?\s*Score\s*:\s*\[?\s*([1-5])\b", re.IGNORECASE)
 
 
 class _Unparsed(Exception):
@@ -605,7 +656,9 @@ class LLMJudge(Judge):
         supplied = _Supplied(request)
         if isinstance(reply, dict) and "raw" in reply:  # structured output with include_raw
             parsed = reply.get("parsed")
-            if isinstance(parsed, BatchedAssessment) and _canonical(parsed) not in supplied.objects:
+            if isinstance(parsed, BatchedAssessment) and not supplied.restates(
+                _canonical(parsed), parsed
+            ):
                 return list(parsed.statements)
             reply = reply["raw"]
         text = _message_text(reply)
@@ -615,14 +668,18 @@ class LLMJudge(Judge):
             raise _Unparsed(text) from exc
 
     def _parse_scale(self, request: GroundednessRequest, reply: Any) -> tuple[int, str]:
+        """The model's rating: the first ``Score: N`` outside echoed lines of the data whose
+        ``N`` is not a rating the data holds (a quoted fragment "<Score: 5>" of the answer is
+        not the model's rating, wherever the reply quotes it)."""
         text = _message_text(reply)
-        own = _Supplied(request).without_echoes(text, _SCORE)
-        match = _SCORE.search(own)
-        if not match:
-            raise _Unparsed(text)
-        text = own
-        reason = text[match.end() :].lstrip(" ]>").strip()
-        return int(match.group(1)), reason
+        supplied = _Supplied(request)
+        own = supplied.without_echoes(text, _SCORE)
+        for match in _SCORE.finditer(own):
+            if int(match.group(1)) in supplied.ratings:
+                continue
+            reason = own[match.end() :].lstrip(" ]>").strip()
+            return int(match.group(1)), reason
+        raise _Unparsed(text)
 
     def _sentence(
         self, request: GroundednessRequest, span: Span, index: int, a: SentenceAssessment | None
@@ -637,8 +694,10 @@ class LLMJudge(Judge):
                 verdict=Verdict.NOT_SURE,
                 reason="The judge gave no assessment for this statement.",
             )
-        if _placeholder(a.evidence) or _placeholder(a.reason):
-            # The prompt's example copied back ("...", score 0): no assessment at all.
+        copied = (a.evidence.strip() != "" and _placeholder(a.evidence)) or _placeholder(a.reason)
+        if copied:
+            # The prompt's example copied back ("...", score 0): no assessment at all. Empty
+            # evidence with a real reason is not a copy: the model found nothing to quote.
             return SentenceJudgement(
                 index=index,
                 text=span.text,

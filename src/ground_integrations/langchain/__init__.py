@@ -10,8 +10,9 @@ Install with ``pip install 'ground-integrations[langchain]'``.
 - :class:`CitationCheck` / :class:`CitationGuard` / :func:`with_citation_check`: is each
   cited sentence supported by the document it cites (inline markers or a list of source ids)?
   The guard applies a policy (regenerate with feedback naming the right source, annotate, block).
-- :class:`GroundednessCheckTool`: the ``groundedness_check`` tool, a drop-in for
-  langchain-upstage's removed ``UpstageGroundednessCheck``.
+- :class:`GroundednessCheckTool`: the ``groundedness_check`` tool for agents.
+- :class:`UpstageGroundednessCheck`: langchain-upstage's removed tool of that name, with its
+  interface (migrating is one import line; see :mod:`ground_integrations.langchain.upstage`).
 - :class:`GroundednessMiddleware`: the guard as ``create_agent`` middleware (extra ``[agents]``,
   the ``langchain`` package; imported on first use, so this module works without it).
 """
@@ -31,6 +32,7 @@ from ._check import GroundednessCheck, GroundednessWithCitations
 from ._citations import CitationCheck, CitationGuard, with_citation_check
 from ._guard import GroundednessGuard, with_groundedness_guard
 from ._tool import GroundednessCheckInput, GroundednessCheckTool
+from .upstage import UpstageGroundednessCheck, UpstageGroundednessCheckInput
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._middleware import AgentContext as AgentContext
@@ -47,6 +49,8 @@ __all__ = [
     "GroundednessCheckTool",
     "GroundednessGuard",
     "GroundednessWithCitations",
+    "UpstageGroundednessCheck",
+    "UpstageGroundednessCheckInput",
     "with_citation_check",
     "with_groundedness_guard",
 ]

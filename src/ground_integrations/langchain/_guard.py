@@ -16,7 +16,6 @@ from langchain_core.callbacks import (
 from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage
-from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
@@ -44,6 +43,7 @@ from ._convert import (
     with_answer,
 )
 from ._corrector import as_corrector, async_corrector
+from ._feedback import FeedbackRoute, SentRequests, graph_slot
 
 #: The custom callback event a guard emits with its outcome (``astream_events`` shows it as
 #: ``on_custom_event`` with this name; LangSmith and Langfuse record it on the guard's run).
@@ -51,7 +51,8 @@ RESULT_EVENT = "groundedness_result"
 
 
 class FeedbackWarning(UserWarning):
-    """A guard cannot tell the chain what was wrong, so it will not regenerate."""
+    """A guard cannot tell the chain what was wrong (so it does not regenerate), or a retry's
+    request to the model did not carry the feedback."""
 
 
 class _Retrieved(BaseCallbackHandler):
@@ -113,22 +114,7 @@ def _with_handler(config: RunnableConfig, handler: BaseCallbackHandler) -> Runna
 def feedback_slot(chain: Runnable[Any, Any], key: str) -> Literal["text", "messages"] | None:
     """How the prompts inside ``chain`` take ``key``: as text (``{feedback}``), as messages
     (``MessagesPlaceholder("feedback")``), or not at all (None)."""
-    found: Literal["text", "messages"] | None = None
-    for node in chain.get_graph().nodes.values():
-        prompt = node.data
-        if not isinstance(prompt, BasePromptTemplate):
-            continue
-        if isinstance(prompt, ChatPromptTemplate) and any(
-            isinstance(m, MessagesPlaceholder) and m.variable_name == key for m in prompt.messages
-        ):
-            return "messages"
-        if key in (*prompt.input_variables, *prompt.optional_variables, *prompt.partial_variables):
-            found = "text"
-    return found
-
-
-def _has_prompt(chain: Runnable[Any, Any]) -> bool:
-    return any(isinstance(n.data, BasePromptTemplate) for n in chain.get_graph().nodes.values())
+    return graph_slot(chain, key)
 
 
 DEFAULT_FEEDBACK_TEMPLATE = (
@@ -148,10 +134,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
 
     Two forms:
 
-    * ``GroundednessGuard(chain, ...)`` wraps a chain (the only form that can regenerate). The
-      chain's input must be a dict for regeneration: the guard re-invokes it with
-      ``feedback_key`` set to feedback naming the ungrounded sentences and why (and sets it to
-      ``""`` on the first call so a prompt can always reference it).
+    * ``GroundednessGuard(chain, ...)`` wraps a chain (the only form that can regenerate): a
+      regeneration runs the chain again with feedback naming the ungrounded sentences and why.
     * ``chain | GroundednessGuard(...)`` checks the output of a chain that returns the answer
       with its context (``{"answer": ..., "context": [Document, ...]}``): annotate or block.
 
@@ -163,11 +147,18 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     can be guarded as it is. The query is ``query_key`` (default: ``query`` / ``question`` /
     ``input``, or a str input).
 
-    Regeneration must tell the model what was wrong: the guard looks for ``feedback_key`` in
-    the wrapped chain's prompts, as a ``{feedback}`` variable (the feedback text) or a
-    ``MessagesPlaceholder("feedback")`` (the feedback as a human message; ``feedback_slot``
-    forces either). If no prompt takes it, or the input is not a dict, it never retries blind:
-    it warns once, saying how to fix it, and applies the policy's ``on_exhausted`` action.
+    Regeneration must tell the model what was wrong. ``feedback_slot="auto"`` (the default)
+    looks for ``feedback_key`` in the wrapped chain's prompts, as a ``{feedback}`` variable
+    (the feedback text) or a ``MessagesPlaceholder("feedback")`` (the feedback as a human
+    message), and on a retry binds the feedback to that prompt itself, so a ``.partial`` or
+    default value cannot hide it (a dict input also gets the key, and ``""`` on the first
+    call). With no such prompt it adds the feedback as a human message to the request of the
+    chat model that writes the answer (``feedback_slot="append"``; after the prompt when no
+    model can be reached). ``"text"`` / ``"messages"`` force a slot's form. Only when none of
+    these can work (the model sits inside a function, say) does it not regenerate: then, when
+    a regeneration is due, it warns once (:class:`FeedbackWarning`, saying how to fix it) and
+    applies the policy's ``on_exhausted`` action. It also warns when a retry's request to the
+    model did not carry the feedback after all.
 
     Every outcome is also a custom callback event named ``groundedness_result`` (verdict,
     score, action, attempts and the full result), which ``astream_events`` and tracing show.
@@ -209,22 +200,69 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         description="Also check citations: True, False, or a CitationCheck with its options.",
     )
     citation_metadata_key: str = "citation_check"
-    feedback_slot: Literal["auto", "text", "messages"] = Field(
+    feedback_slot: Literal["auto", "text", "messages", "append"] = Field(
         "auto",
-        description="How the wrapped chain takes the feedback: found in its prompts (auto), "
-        "as text, or as a list of messages.",
+        description="How a retry tells the model what was wrong: found in the chain (auto), "
+        "a prompt's {feedback} text, a MessagesPlaceholder, or a message appended to the "
+        "model's request.",
     )
     _slot: Literal["text", "messages"] | None = PrivateAttr(None)
+    _route: FeedbackRoute | None = PrivateAttr(None)
     _warned: bool = PrivateAttr(False)
     _cite: CitationCheck | None = PrivateAttr(None)
 
-    def __init__(self, chain: Runnable[Any, Any] | None = None, /, **kwargs: Any) -> None:
-        if chain is not None:
-            kwargs["chain"] = chain
-        if kwargs.get("corrector") is not None:
-            kwargs["corrector"] = as_corrector(kwargs["corrector"])
+    def __init__(
+        self,
+        chain: Runnable[Any, Any] | None = None,
+        *,
+        checker: GroundednessChecker | None = None,
+        policy: Policy | None = None,
+        answer_key: str = "answer",
+        context_key: str = "context",
+        query_key: str | None = None,
+        feedback_key: str = "feedback",
+        feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE,
+        task: Task | str | None = None,
+        domain: Domain | str = Domain.GENERIC,
+        reasoning: bool = False,
+        markers: bool = False,
+        annotate_grounded: bool = True,
+        metadata_key: str = "groundedness",
+        streaming: Literal["buffer", "sentence"] = "buffer",
+        corrector: Any = None,
+        citations: Any = False,
+        citation_metadata_key: str = "citation_check",
+        feedback_slot: Literal["auto", "text", "messages", "append"] = "auto",
+        name: str | None = None,
+    ) -> None:
+        """Every option is a field of the same name (see the class docstring); ``checker``
+        None is the default checker, ``policy`` None is ``Policy()``."""
+        options: dict[str, Any] = {
+            "chain": chain,
+            "answer_key": answer_key,
+            "context_key": context_key,
+            "query_key": query_key,
+            "feedback_key": feedback_key,
+            "feedback_template": feedback_template,
+            "task": task,
+            "domain": domain,
+            "reasoning": reasoning,
+            "markers": markers,
+            "annotate_grounded": annotate_grounded,
+            "metadata_key": metadata_key,
+            "streaming": streaming,
+            "corrector": as_corrector(corrector) if corrector is not None else None,
+            "citations": citations,
+            "citation_metadata_key": citation_metadata_key,
+            "feedback_slot": feedback_slot,
+            "name": name,
+        }
+        if checker is not None:
+            options["checker"] = checker
+        if policy is not None:
+            options["policy"] = policy
         try:
-            super().__init__(**kwargs)
+            super().__init__(**options)
         except ValidationError as exc:
             raise configuration_error(type(self).__name__, exc) from None
         self._cite = citation_options(
@@ -256,32 +294,72 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             )
         if self.chain is None:
             return
-        if self.feedback_slot != "auto":
-            self._slot = self.feedback_slot
-            return
-        self._slot = feedback_slot(self.chain, self.feedback_key)
-        if self._slot is None and _has_prompt(self.chain) and self._may_regenerate():
-            self._warn(
-                f"none of the chain's prompts has a {{{self.feedback_key}}} variable, so a "
-                "regeneration could not tell the model what was wrong"
+        self._route = FeedbackRoute(
+            self.chain, self.feedback_key, self.answer_key, self.feedback_slot
+        )
+        self._slot = self._route.slot
+        if self.feedback_slot == "append" and self._route.route is None:
+            raise ConfigurationError(
+                "GroundednessGuard(feedback_slot='append') found no chat model or prompt in the "
+                "chain that it can add the feedback to (they sit inside a function or a "
+                "branch); put a {feedback} variable or MessagesPlaceholder in the prompt and "
+                "use feedback_slot='auto'"
             )
 
     def _may_regenerate(self) -> bool:
         return Action.REGENERATE in (self.policy.on_not_grounded, self.policy.on_not_sure)
 
-    def _warn(self, why: str) -> None:
+    def _warn(self, why: str, consequence: str | None = None) -> None:
         if self._warned:
             return
         self._warned = True
+        if consequence is None:
+            consequence = (
+                "until then an ungrounded answer is not regenerated and the policy's "
+                f"on_exhausted action ({self.policy.on_exhausted.value}) applies"
+            )
         warnings.warn(
             f"GroundednessGuard: {why}. Add {{{self.feedback_key}}} to the prompt (for "
             f'example ("system", "...{{{self.feedback_key}}}")) or '
-            f'MessagesPlaceholder("{self.feedback_key}", optional=True), and make the chain '
-            "take a dict input; until then an ungrounded answer is not regenerated and the "
-            f"policy's on_exhausted action ({self.policy.on_exhausted.value}) applies.",
+            f'MessagesPlaceholder("{self.feedback_key}", optional=True) where the guard can '
+            "reach it (in the wrapped chain, not inside a function), or let it add the "
+            f"feedback as a message (feedback_slot='append'); {consequence}.",
             FeedbackWarning,
-            stacklevel=3,
+            stacklevel=2,
         )
+
+    def _warn_not_regenerated(self, value: Any, enforced: Enforced) -> None:
+        """Warn (once) when the policy wanted a regeneration this guard could not run."""
+        if self.chain is None or not enforced.attempts or enforced.regenerations:
+            return
+        first = enforced.attempts[0][1]
+        wanted = (
+            self.policy.action_for(first.verdict) if first is not None else None
+        ) is Action.REGENERATE and self.policy.max_regenerations > 0
+        if not wanted:
+            return
+        route = self._route.route if self._route is not None else None
+        if route == "input":
+            why = (
+                f"the chain takes the feedback only through its input, and its input is a "
+                f"{type(value).__name__}, not a dict"
+            )
+        else:
+            why = (
+                f"the guard found no prompt with a {{{self.feedback_key}}} slot and no chat "
+                "model it can reach in the chain, so a regeneration could not tell the model "
+                "what was wrong"
+            )
+        self._warn(why)
+
+    def _check_sent(self, sent: SentRequests, text: str) -> None:
+        """Warn (once) when a retry's request to the model did not carry the feedback."""
+        if sent.missed(text):
+            self._warn(
+                "a regeneration's request to the model did not contain the feedback (a step "
+                f"the guard cannot see into may set {{{self.feedback_key}}} itself)",
+                "the model was sent the same prompt again",
+            )
 
     # -- schemas ------------------------------------------------------------------------------
 
@@ -349,21 +427,19 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             return {**value, self.feedback_key: [] if self._slot == "messages" else ""}
         return value
 
-    def _retry_input(self, value: Any, feedback: str) -> Any:
-        text = self.feedback_template.format(feedback=feedback)
+    def _retry_input(self, value: Any, text: str) -> Any:
+        """A retry's input: a dict input carries the feedback under ``feedback_key`` too."""
+        if not isinstance(value, Mapping):
+            return value
         return {
             **value,
             self.feedback_key: [HumanMessage(text)] if self._slot == "messages" else text,
         }
 
     def _can_regenerate(self, value: Any) -> bool:
-        if self.chain is None or self._slot is None:
+        if self._route is None or self._route.route is None:
             return False
-        if not isinstance(value, Mapping):
-            if self._may_regenerate():
-                self._warn(f"the chain's input is a {type(value).__name__}, not a dict")
-            return False
-        return True
+        return isinstance(value, Mapping) or not self._route.needs_dict_input
 
     @staticmethod
     def _attempt_config(config: RunnableConfig, attempt: int) -> RunnableConfig:
@@ -419,34 +495,59 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         answer, context, _ = self._locate(output, value, retrieved)
         return Regeneration(answer, context=context, payload=output)
 
-    def _run_chain(self, value: Any, config: RunnableConfig, attempt: int) -> tuple[Any, list[Any]]:
-        """The wrapped chain's output for one attempt, and the documents retrieved in it."""
+    def _run_chain(
+        self,
+        value: Any,
+        config: RunnableConfig,
+        attempt: int,
+        chain: Runnable[Any, Any] | None = None,
+    ) -> tuple[Any, list[Any]]:
+        """The wrapped chain's output for one attempt (``chain``: a retry's copy of it), and
+        the documents retrieved in it."""
         assert self.chain is not None
         seen = _Retrieved()
-        output = self.chain.invoke(
+        output = (chain or self.chain).invoke(
             value, _with_handler(self._attempt_config(config, attempt), seen)
         )
         return output, seen.documents
 
     async def _arun_chain(
-        self, value: Any, config: RunnableConfig, attempt: int
+        self,
+        value: Any,
+        config: RunnableConfig,
+        attempt: int,
+        chain: Runnable[Any, Any] | None = None,
     ) -> tuple[Any, list[Any]]:
         assert self.chain is not None
         seen = _Retrieved()
         config = _with_handler(self._attempt_config(config, attempt), seen)
-        return await self.chain.ainvoke(value, config), seen.documents
+        return await (chain or self.chain).ainvoke(value, config), seen.documents
+
+    def _retry(
+        self, value: Any, config: RunnableConfig, feedback: str
+    ) -> tuple[Any, RunnableConfig, Runnable[Any, Any], str, SentRequests]:
+        """What one retry runs: its input, config (recording what the model is sent), the
+        chain with the feedback routed in, and the feedback text."""
+        assert self._route is not None  # only called when the guard can regenerate
+        text = self.feedback_template.format(feedback=feedback)
+        sent = SentRequests()
+        chain = self._route.retry_chain(text)
+        return self._retry_input(value, text), _with_handler(config, sent), chain, text, sent
 
     def _regenerate(
         self, value: Any, config: RunnableConfig, feedback: str, attempt: int
     ) -> Regeneration:
-        output, retrieved = self._run_chain(self._retry_input(value, feedback), config, attempt)
+        retry, config, chain, text, sent = self._retry(value, config, feedback)
+        output, retrieved = self._run_chain(retry, config, attempt, chain)
+        self._check_sent(sent, text)
         return self._regenerated(value, output, retrieved)
 
     async def _aregenerate(
         self, value: Any, config: RunnableConfig, feedback: str, attempt: int
     ) -> Regeneration:
-        retry = self._retry_input(value, feedback)
-        output, retrieved = await self._arun_chain(retry, config, attempt)
+        retry, config, chain, text, sent = self._retry(value, config, feedback)
+        output, retrieved = await self._arun_chain(retry, config, attempt, chain)
+        self._check_sent(sent, text)
         return self._regenerated(value, output, retrieved)
 
     @staticmethod
@@ -507,6 +608,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             citations=partial(self._check_citations, value) if self._cite else None,
             **self._request(context, answer, query),
         )
+        if regenerate is None:
+            self._warn_not_regenerated(value, enforced)
         dispatch_custom_event(RESULT_EVENT, self._event(enforced), config=config)
         return self._outcome(enforced)
 
@@ -529,6 +632,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             citations=partial(self._acheck_citations, value) if self._cite else None,
             **self._request(context, answer, query),
         )
+        if regenerate is None:
+            self._warn_not_regenerated(value, enforced)
         await adispatch_custom_event(RESULT_EVENT, self._event(enforced), config=config)
         return self._outcome(enforced)
 
@@ -553,15 +658,21 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         seen.setdefault("__template__", chunk)
         return answer_text(chunk, field="output"), None
 
-    def _gate(self, value: Any, seen: dict[str, Any]) -> SentenceGate:
+    def _gate(
+        self, value: Any, seen: dict[str, Any], retrieved: Sequence[Document] = ()
+    ) -> SentenceGate:
         source = {**(value if isinstance(value, Mapping) else {}), **seen}
-        if self.context_key not in source:
+        if self.context_key in source:
+            context = context_passages(source[self.context_key], field=self.context_key)
+        elif retrieved:  # a retriever ran inside the chain before the model streamed
+            context = context_passages(list(retrieved), field=self.context_key)
+        else:
             raise InvalidInputError(
                 f"sentence streaming needs the context before the answer: stream it under "
-                f"{self.context_key!r} first, or pass it in the input.",
+                f"{self.context_key!r} first, pass it in the input, or run the retriever "
+                "inside the guarded chain.",
                 field=self.context_key,
             )
-        context = context_passages(source[self.context_key], field=self.context_key)
         query = find_query(seen, value, self.query_key)
         return SentenceGate(
             self.checker,
@@ -604,8 +715,12 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         value = None
         for value in inputs:  # noqa: B007 - the last (only) input
             pass
+        retrieved = _Retrieved()
         source = (
-            self.chain.stream(self._first_input(value), self._attempt_config(config, 0))
+            self.chain.stream(
+                self._first_input(value),
+                _with_handler(self._attempt_config(config, 0), retrieved),
+            )
             if self.chain
             else iter([value])
         )
@@ -620,14 +735,14 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
                     yield passthrough
                 if not delta:
                     continue
-                gate = gate or self._gate(value, seen)
+                gate = gate or self._gate(value, seen, retrieved.documents)
                 for release in gate.feed(delta):
                     yield from self._emit(release, seen, dict_stream)
                 if gate.closed:
                     break
             else:
                 # a stream with no answer text is a failed attempt: the gate blocks it
-                gate = gate or self._gate(value, seen)
+                gate = gate or self._gate(value, seen, retrieved.documents)
                 for release in gate.close():
                     yield from self._emit(release, seen, dict_stream)
         except UngroundedAnswerError:
@@ -651,13 +766,15 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         seen: dict[str, Any] = {}
         gate: SentenceGate | None = None
         dict_stream = False
+        retrieved = _Retrieved()
 
         async def source() -> AsyncIterator[Any]:
             if self.chain is None:
                 yield value
                 return
             async for c in self.chain.astream(
-                self._first_input(value), self._attempt_config(config, 0)
+                self._first_input(value),
+                _with_handler(self._attempt_config(config, 0), retrieved),
             ):
                 yield c
 
@@ -669,14 +786,14 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
                     yield passthrough
                 if not delta:
                     continue
-                gate = gate or self._gate(value, seen)
+                gate = gate or self._gate(value, seen, retrieved.documents)
                 for release in await gate.afeed(delta):
                     for piece in self._emit(release, seen, dict_stream):
                         yield piece
                 if gate.closed:
                     break
             else:
-                gate = gate or self._gate(value, seen)
+                gate = gate or self._gate(value, seen, retrieved.documents)
                 for release in await gate.aclose():
                     for piece in self._emit(release, seen, dict_stream):
                         yield piece

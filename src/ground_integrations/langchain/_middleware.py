@@ -2,30 +2,40 @@
 
 Needs the ``langchain`` package (v1): ``pip install 'ground-integrations[agents]'``.
 
-The hook runs after each model call and acts only on the agent's final answer (an AI message
-without tool calls). Data flows as everywhere else in the package: agent state -> core request
-(the current turn's tool results, the last human message) -> :func:`~ground_integrations.enforce`
--> the policy's decision -> a state update (a replaced message, a jump back to the model, or the
-end of the run).
+The middleware wraps each model call (``wrap_model_call``): it makes the call, checks what the
+model said against the current turn's tool results, applies the policy and returns the released
+message as the model's response. Data flows as everywhere else in the package: agent state ->
+core request (the turn's tool results, the last human message) -> :func:`~ground_integrations.
+enforce` (or a :class:`~ground_integrations.streaming.SentenceGate` while the answer streams)
+-> the policy's decision -> the released message (rewritten, a fallback, or an error).
+
+When the graph is streamed, the model's tokens are held back from the streams and only released
+text reaches them (``_agent_stream.py`` moves the chunks).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Annotated, Any, Literal
 
 from langchain.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
     PrivateStateAttr,
-    hook_config,
 )
+from langchain_core.callbacks import AsyncCallbackManager, CallbackManager
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
+    AIMessageChunk,
     AnyMessage,
     BaseMessage,
     HumanMessage,
@@ -34,15 +44,36 @@ from langchain_core.messages import (
 )
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.runtime import Runtime
+from langgraph.types import Command
+from pydantic import BaseModel
 from typing_extensions import NotRequired
 
 from ..checker import GroundednessChecker
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, UngroundedAnswerError
 from ..judges.base import Judge
 from ..models import Domain, Task
-from ..policies import Action, Corrector, Enforced, Policy, aenforce, enforce
+from ..policies import (
+    ACTION_ORDER,
+    Action,
+    Corrector,
+    Decision,
+    Enforced,
+    Policy,
+    aenforce,
+    enforce,
+)
+from ..streaming import Release, SentenceGate
+from ._agent_stream import (
+    AsyncHolder,
+    AsyncRelease,
+    HeldCall,
+    Holder,
+    StreamSwitch,
+)
+from ._agent_stream import Release as Shown
 from ._convert import context_passages
 from ._corrector import as_corrector, async_corrector
+from ._guard import stream_summary
 
 __all__ = [
     "DEFAULT_AGENT_FALLBACK",
@@ -57,6 +88,11 @@ DEFAULT_AGENT_FEEDBACK = (
     "Answer again using only information stated in the tool results."
 )
 DEFAULT_AGENT_FALLBACK = "I could not find support for an answer in the retrieved sources."
+NO_CONTEXT = "the agent answered without retrieving any context this turn"
+
+Streaming = Literal["auto", "sentence", "buffer", "live"]
+Kind = Literal["answer", "tools", "structured"]
+TextMode = Literal["gate", "live", "hold"]
 
 
 class GroundednessState(AgentState[Any]):
@@ -77,7 +113,8 @@ ContextExtractor = Callable[[Mapping[str, Any], Any], "AgentContext | Any"]
 
 
 def is_feedback(message: BaseMessage) -> bool:
-    """Whether ``message`` is a regeneration request this middleware added."""
+    """Whether ``message`` is a regeneration request this middleware made (it is sent to the
+    model in the retry's request only; histories saved by older versions may still hold one)."""
     return isinstance(message, HumanMessage) and bool(message.additional_kwargs.get(FEEDBACK_MARK))
 
 
@@ -110,33 +147,252 @@ def _question(human: HumanMessage | None) -> str | None:
     return text or None
 
 
-def _replace(old: AIMessage, new: AIMessage) -> list[BaseMessage]:
-    """Messages that swap ``old`` for ``new`` (a new id: streams dedupe messages by id)."""
-    return [RemoveMessage(id=old.id), new] if old.id else [new]
+# -- structured answers ----------------------------------------------------------------------
+
+
+def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+    """(dotted path, value) of each scalar inside a structured response."""
+    if isinstance(value, BaseModel):
+        items: Any = ((k, getattr(value, k)) for k in type(value).model_fields)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        items = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+    elif isinstance(value, Mapping):
+        items = value.items()
+    elif isinstance(value, list | tuple):
+        items = ((str(i), v) for i, v in enumerate(value))
+    else:
+        yield ".".join(path), value
+        return
+    for key, item in items:
+        yield from _leaves(item, (*path, str(key)))
+
+
+def structured_text(response: Any, fields: Sequence[str] | None) -> str:
+    """The text of a structured answer that is checked: every string field (``fields=None``;
+    enum members are labels, not claims), or the named fields (a dotted path, or a name that
+    covers everything under it), one per line."""
+    leaves = [(p, v) for p, v in _leaves(response) if v is not None]
+    if fields is None:
+        picked = [
+            (p, v)
+            for p, v in leaves
+            if isinstance(v, str) and not isinstance(v, Enum) and v.strip()
+        ]
+    else:
+        picked = []
+        for name in fields:
+            found = [(p, v) for p, v in leaves if p == name or p.startswith(f"{name}.")]
+            if not found:
+                raise ConfigurationError(
+                    f"structured_fields names {name!r}, which the structured response "
+                    f"({type(response).__name__}) does not have; its fields: "
+                    f"{sorted({p for p, _ in leaves})}"
+                )
+            picked += found
+    lines = []
+    for path, value in picked:
+        if isinstance(value, str):
+            text = value.strip()
+        else:
+            text = f"{path}: {value.value if isinstance(value, Enum) else value}"
+        if text:
+            lines.append(text if text[-1] in ".!?:;" else f"{text}.")
+    return "\n".join(lines)
+
+
+# -- one model call ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Plan:
+    """What the middleware knows before the model call."""
+
+    passages: list[str]
+    query: str | None
+    regenerated: int
+    structured: bool
+    text_mode: TextMode
+
+
+@dataclass
+class _Attempt:
+    """One held model call: its chunks' bookkeeping, where released text goes, and the gate."""
+
+    held: HeldCall
+    shown: Shown
+    gate: SentenceGate | None = None
+    blocked: Release | None = None  # the gate's first blocked sentence
+    run: uuid.UUID | None = None  # the model run whose chunks these are
+
+
+@dataclass
+class _Run:
+    """The response being decided on (the latest model call) and the regenerations so far."""
+
+    response: ModelResponse
+    attempt: _Attempt | None
+    regenerations: int = 0
+
+
+class _Detour(Exception):
+    """A regeneration came back as another kind of message (say a tool call): it is then
+    decided on as that kind, and the regeneration loop stops."""
+
+
+def _as_response(value: Any) -> ModelResponse:
+    if isinstance(value, ExtendedModelResponse):
+        return value.model_response
+    if isinstance(value, AIMessage):
+        return ModelResponse(result=[value])
+    return value  # type: ignore[no-any-return]
+
+
+def _kind(response: ModelResponse) -> tuple[Kind, AIMessage | None]:
+    ai = next((m for m in response.result if isinstance(m, AIMessage)), None)
+    if response.structured_response is not None:
+        return "structured", ai
+    if ai is not None and ai.tool_calls:
+        return "tools", ai
+    return "answer", ai
+
+
+def _with_ai(response: ModelResponse, old: AIMessage | None, new: AIMessage) -> ModelResponse:
+    result = [new if m is old else m for m in response.result]
+    return ModelResponse(result=result, structured_response=response.structured_response)
+
+
+def _decision_json(decision: Decision) -> dict[str, Any]:
+    return decision.model_dump(mode="json", by_alias=True, exclude={"text"}, exclude_none=True)
+
+
+def _shown_text(attempt: _Attempt, release: Release) -> str:
+    """What of a gate's release the streams see: a redacted sentence nothing, a blocked one
+    nothing (what to do instead is decided once the message is complete)."""
+    if release.decision.action is Action.REDACT or attempt.blocked is not None:
+        return ""
+    if release.blocked:
+        attempt.blocked = release
+        return ""
+    return release.text
+
+
+def _shown(attempt: _Attempt, releases: Sequence[Release]) -> str:
+    return "".join(_shown_text(attempt, r) for r in releases)
+
+
+def _unfed(gate: SentenceGate, response: ModelResponse) -> str:
+    """The text of the call's message the gate has not seen (all of it when the model did not
+    stream: its answer came at once)."""
+    _, ai = _kind(response)
+    text = str(ai.text) if ai is not None else ""
+    return text[len(gate.text) :] if text.startswith(gate.text) else ""
+
+
+class _Session:
+    """The streams of one ``wrap_model_call``: detached for all of it (model calls, checks,
+    corrections) and shown only what is released. Each model call is an :class:`_Attempt`;
+    the holder sends its chunks here."""
+
+    def __init__(self, switch: StreamSwitch, *, name: str, sync: bool) -> None:
+        self.switch = switch
+        self.name = name
+        self.sync = sync
+        self.attempt: _Attempt | None = None  # the call under way
+        self.busy = False  # deciding on a chunk: a model run started now is a corrector's
+
+    def begin(
+        self,
+        request: ModelRequest[Any],
+        mode: TextMode,
+        gate: SentenceGate | None,
+        *,
+        forward_tool_calls: bool,
+    ) -> _Attempt:
+        held = HeldCall("gate" if gate is not None else mode, forward_tool_calls=forward_tool_calls)
+        cls = Shown if self.sync else AsyncRelease
+        shown = cls(self.switch, held, name=self.name, messages=list(request.messages))
+        self.attempt = _Attempt(held=held, shown=shown, gate=gate)
+        return self.attempt
+
+    def started(self, run_id: uuid.UUID) -> None:
+        attempt = self.attempt
+        if attempt is not None and attempt.run is None and not self.busy:
+            attempt.run = run_id
+
+    def _mine(self, run_id: uuid.UUID) -> _Attempt | None:
+        attempt = self.attempt
+        return attempt if attempt is not None and attempt.run == run_id else None
+
+    def chunk(self, run_id: uuid.UUID, chunk: AIMessageChunk) -> None:
+        attempt = self._mine(run_id)
+        if attempt is None:
+            return
+        text, calls = attempt.held.split(chunk)
+        if text and attempt.gate is not None:
+            self.busy = True
+            try:
+                text = _shown(attempt, attempt.gate.feed(text))
+            finally:
+                self.busy = False
+        elif attempt.held.text_mode != "live":
+            text = ""
+        attempt.shown.show(attempt.held.piece(text, calls))
+
+    async def achunk(self, run_id: uuid.UUID, chunk: AIMessageChunk) -> None:
+        attempt = self._mine(run_id)
+        if attempt is None:
+            return
+        text, calls = attempt.held.split(chunk)
+        if text and attempt.gate is not None:
+            self.busy = True
+            try:
+                text = _shown(attempt, await attempt.gate.afeed(text))
+            finally:
+                self.busy = False
+        elif attempt.held.text_mode != "live":
+            text = ""
+        assert isinstance(attempt.shown, AsyncRelease)
+        await attempt.shown.ashow(attempt.held.piece(text, calls))
 
 
 class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
-    """Checks an agent's final answer against what its tools retrieved, and applies a policy.
+    """Checks what an agent's model says against what its tools retrieved, and applies a policy.
 
     Use with ``langchain.agents.create_agent(..., middleware=[GroundednessMiddleware(...)])``.
-    Tool-calling turns pass through; the final AI message of a run is checked against the
-    contents of the current turn's ToolMessages (since the last human message), plus documents
-    in the state under ``state_context_key``. ``context_extractor(state, runtime)`` replaces
-    both (return an :class:`AgentContext`, or just the context).
+    The middleware wraps each model call. Context: the current turn's ToolMessages (since the
+    last human message) plus documents in the state under ``state_context_key``;
+    ``context_extractor(state, runtime)`` replaces both (return an :class:`AgentContext`, or
+    just the context). Question: the turn's human message.
 
-    The policy's actions: ``regenerate`` removes the answer, adds the feedback as a human
-    message and jumps back to the model, at most ``policy.max_regenerations`` times per run
-    (a counter in the agent state), then ``policy.on_exhausted``; ``annotate`` keeps the answer
-    and puts the result in ``response_metadata[metadata_key]``; ``redact`` and ``correct``
-    release the rewritten answer as a new message (with the result and what was removed);
-    ``block`` ends the run with the fallback message (``exit_behavior="end"``) or raises
-    :class:`~ground_integrations.UngroundedAnswerError` (``exit_behavior="error"``). The default
-    exit behaviour is ``"end"`` when the policy has a ``fallback_message``, else ``"error"``.
+    What is checked: the final answer; a structured answer (``response_format=ToolStrategy(...)``
+    or a provider strategy: its string fields, or ``structured_fields``); and text the model
+    writes beside tool calls ("... 400 mg; let me double-check."), whose unsupported sentences
+    are withheld while the tool calls go on (the agent is still working: it is never regenerated
+    or blocked for them). Without any context nothing can be checked: ``on_no_context="pass"``
+    releases the message saying so in ``response_metadata[metadata_key]`` (``checked: false``);
+    ``"block"`` blocks an answer and withholds text beside tool calls.
 
-    Streaming: the model's tokens stream before the check (it needs the whole answer). Messages
-    this middleware releases come from its own node (``metadata["langgraph_node"] ==
-    "GroundednessMiddleware.after_model"`` in ``stream_mode="messages"``); a rewritten or
-    blocked answer gets a new message id so that stream shows it.
+    The policy's actions on an answer: ``regenerate`` calls the model again in the same step,
+    its request carrying the rejected answer and the feedback (the saved history keeps only
+    what the user and the model wrote), at most ``policy.max_regenerations`` times per run;
+    then ``policy.on_exhausted``. ``annotate`` keeps the answer and puts the result in
+    ``response_metadata[metadata_key]``; ``redact`` and ``correct`` release the rewritten
+    answer; ``block`` releases the fallback message (``exit_behavior="end"``) or raises
+    :class:`~ground_integrations.UngroundedAnswerError` (``exit_behavior="error"``, the default
+    when the policy has no ``fallback_message``). A structured answer can be regenerated,
+    annotated or blocked (its fields are data: a policy that redacts or corrects is refused).
+
+    ``streaming`` says what a streamed graph (``stream_mode="messages"``, ``astream_events``)
+    shows. ``"sentence"``: the model's tokens are held and each sentence is released once it is
+    checked (a rejected one never is; the policy cannot regenerate). ``"buffer"``: the whole
+    message is released once checked (and regenerated, rewritten or blocked) as in ``invoke``.
+    ``"auto"`` (default): ``"buffer"`` when the policy regenerates, else ``"sentence"``.
+    ``"live"``: the model's tokens stream unchecked as it writes them, and every released answer
+    is emitted again, under a new id, from the ``GroundednessMiddleware.after_model`` node (show
+    only that node's messages). Tool-call chunks stream as they come in every mode, except a
+    structured answer's (held until it is checked). A graph run with ``invoke`` or streamed in
+    ``"updates"`` / ``"values"`` mode holds nothing: the model node's update is the released
+    message.
     """
 
     state_schema = GroundednessState
@@ -158,6 +414,8 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         feedback_template: str = DEFAULT_AGENT_FEEDBACK,
         metadata_key: str = "groundedness",
         annotate_grounded: bool = True,
+        streaming: Streaming = "auto",
+        structured_fields: Sequence[str] | None = None,
     ) -> None:
         super().__init__()
         if checker is not None and judge is not None:
@@ -170,14 +428,33 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
             raise ConfigurationError(
                 f"on_no_context must be 'pass' or 'block', not {on_no_context!r}"
             )
+        if streaming not in ("auto", "sentence", "buffer", "live"):
+            raise ConfigurationError(
+                f"streaming must be 'auto', 'sentence', 'buffer' or 'live', not {streaming!r}"
+            )
         if policy is not None and not isinstance(policy, Policy):
             raise ConfigurationError(f"policy must be a Policy, got {type(policy).__name__}")
         if context_extractor is not None and not callable(context_extractor):
             raise ConfigurationError("context_extractor must be a callable (state, runtime)")
         if "{feedback}" not in feedback_template:
             raise ConfigurationError("feedback_template must contain '{feedback}'")
+        if isinstance(structured_fields, str) or (
+            structured_fields is not None
+            and not all(isinstance(f, str) and f for f in structured_fields)
+        ):
+            raise ConfigurationError(
+                "structured_fields must be a list of field names (dotted for nested fields), "
+                f"not {structured_fields!r}"
+            )
         self.checker = checker or GroundednessChecker(judge)
         self.policy = policy or Policy()
+        if streaming == "sentence" and self._may_regenerate():
+            raise ConfigurationError(
+                "GroundednessMiddleware(streaming='sentence') releases each sentence once it is "
+                "checked, so it cannot regenerate the answer; give it a policy that blocks, "
+                "annotates, redacts or corrects (e.g. Policy.block(fallback_message=...)), or "
+                "use streaming='buffer' (or 'auto') to regenerate before anything is released"
+            )
         self.task = Task(task) if task is not None else None
         self.domain = Domain(domain)
         self.reasoning = reasoning
@@ -191,17 +468,24 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         self.feedback_template = feedback_template
         self.metadata_key = metadata_key
         self.annotate_grounded = annotate_grounded
+        self.streaming: Streaming = streaming
+        self.structured_fields = list(structured_fields) if structured_fields is not None else None
+
+    def _may_regenerate(self) -> bool:
+        return Action.REGENERATE in (self.policy.on_not_grounded, self.policy.on_not_sure)
+
+    @property
+    def stream_mode(self) -> Literal["sentence", "buffer", "live"]:
+        """The ``streaming`` mode in effect (``"auto"`` resolved against the policy)."""
+        if self.streaming == "auto":
+            return "buffer" if self._may_regenerate() else "sentence"
+        return self.streaming
 
     # -- from the agent state to a core request ------------------------------------------------
 
-    def _request(
-        self, state: Mapping[str, Any], runtime: Any
-    ) -> tuple[AIMessage, list[str], str | None] | None:
-        """(answer message, passages, query) if the last message is a final answer, else None."""
+    def _context(self, state: Mapping[str, Any], runtime: Any) -> tuple[list[str], str | None]:
+        """The passages to check against and the question, for the current turn."""
         messages = state.get("messages") or []
-        last = messages[-1] if messages else None
-        if not isinstance(last, AIMessage) or last.tool_calls:
-            return None
         human, turn = current_turn(messages)
         query = _question(human)
         if self.context_extractor is not None:
@@ -210,128 +494,471 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
                 query = extracted.query if extracted.query is not None else query
                 extracted = extracted.context
             passages = context_passages(extracted, field="context_extractor") if extracted else []
-            return last, passages, query
+            return passages, query
         found: list[Any] = []
         for message in turn:
             if isinstance(message, ToolMessage):
                 found += tool_passages(message)
         if self.state_context_key and state.get(self.state_context_key):
             found += context_passages(state[self.state_context_key], field=self.state_context_key)
-        return last, context_passages(found) if found else [], query
+        return (context_passages(found) if found else []), query
 
-    def _kwargs(self, state: Mapping[str, Any], passages: list[str], query: str | None) -> Any:
+    def _plan(self, request: ModelRequest[Any]) -> _Plan:
+        structured = request.response_format is not None
+        rewrites = {Action.REDACT, Action.CORRECT} & {
+            self.policy.on_not_grounded,
+            self.policy.on_not_sure,
+        }
+        if structured and rewrites:
+            raise ConfigurationError(
+                "GroundednessMiddleware cannot "
+                + " or ".join(sorted(a.value for a in rewrites))
+                + " a structured answer (response_format=...): its fields are data, not prose. "
+                "Use a policy that regenerates, blocks or annotates (Policy.regenerate(), "
+                "Policy.block(), Policy.annotate())"
+            )
+        state = request.state
+        passages, query = self._context(state, request.runtime)
+        if structured:
+            mode: TextMode = "hold"  # a structured answer is released whole, once checked
+        elif not passages:
+            mode = "live" if self.on_no_context == "pass" else "hold"
+        else:
+            mode = "gate" if self.stream_mode == "sentence" else "hold"
+        return _Plan(
+            passages=passages,
+            query=query,
+            regenerated=int(state.get("groundedness_regenerations") or 0),  # type: ignore[call-overload]
+            structured=structured,
+            text_mode=mode,
+        )
+
+    def _gate(self, plan: _Plan, *, sync: bool) -> SentenceGate | None:
+        if plan.text_mode != "gate":
+            return None
+        return SentenceGate(
+            self.checker,
+            plan.passages,
+            query=plan.query,
+            task=self._task(plan),
+            domain=self.domain,
+            policy=self.policy.model_copy(update={"fallback_message": None}),
+            corrector=self.corrector if sync else async_corrector(self.corrector),
+        )
+
+    def _task(self, plan: _Plan) -> Task:
+        return self.task or (Task.QNA if plan.query else Task.SUMMARIZATION)
+
+    def _text_policy(self) -> Policy:
+        """The policy for text beside tool calls: what would be regenerated or blocked is
+        withheld (redacted, or all of it) and the tool calls go on."""
+
+        def soften(action: Action) -> Action:
+            return Action.REDACT if action in (Action.REGENERATE, Action.BLOCK) else action
+
+        return self.policy.model_copy(
+            update={
+                "on_not_grounded": soften(self.policy.on_not_grounded),
+                "on_not_sure": soften(self.policy.on_not_sure),
+                "fallback_message": None,
+            }
+        )
+
+    def _subject(self, kind: Kind, response: ModelResponse, ai: AIMessage | None) -> str:
+        """The text to check in a response of this kind."""
+        if kind == "structured":
+            text = structured_text(response.structured_response, self.structured_fields)
+            said = str(ai.text).strip() if ai is not None else ""
+            return f"{said}\n{text}" if said and text else (said or text)
+        return str(ai.text) if ai is not None else ""
+
+    def _enforce_args(self, kind: Kind, plan: _Plan, text: str) -> dict[str, Any]:
         return {
-            "context": passages,
-            "query": query,
-            "policy": self.policy,
-            "task": self.task or (Task.QNA if query else Task.SUMMARIZATION),
+            "context": plan.passages,
+            "answer": text,
+            "query": plan.query,
+            "policy": self._text_policy() if kind == "tools" else self.policy,
+            "task": self._task(plan),
             "domain": self.domain,
             "reasoning": self.reasoning,
             "raise_on_block": False,
-            "defer_regeneration": True,
-            "regenerated": int(state.get("groundedness_regenerations") or 0),
+            "regenerated": plan.regenerated,
         }
 
-    # -- from the decision to a state update ---------------------------------------------------
+    def _feedback(self, feedback: str) -> HumanMessage:
+        return HumanMessage(
+            self.feedback_template.format(feedback=feedback),
+            additional_kwargs={FEEDBACK_MARK: True},
+        )
+
+    def _retry(
+        self, request: ModelRequest[Any], rejected: ModelResponse, feedback: str
+    ) -> ModelRequest[Any]:
+        """The retry's request: the conversation, the rejected answer and the feedback (sent
+        to the model only: the agent's history never holds them)."""
+        messages: list[Any] = [*request.messages, *rejected.result, self._feedback(feedback)]
+        return request.override(messages=messages)
+
+    # -- from a decision to the released message ----------------------------------------------
 
     def _metadata(self, enforced: Enforced) -> dict[str, Any]:
         decision = enforced.decision
         meta: dict[str, Any] = {
             self.metadata_key: enforced.result.model_dump(mode="json") if enforced.result else None,
-            f"{self.metadata_key}_decision": decision.model_dump(
-                mode="json", by_alias=True, exclude={"text"}, exclude_none=True
-            ),
+            f"{self.metadata_key}_decision": _decision_json(decision),
         }
         if decision.error is not None:
             meta[f"{self.metadata_key}_error"] = decision.error
         return meta
 
-    def _released(self, last: AIMessage, text: str, enforced: Enforced) -> AIMessage:
-        """A new message (new id, so streams show it) with the released text."""
-        meta = {**last.response_metadata, **self._metadata(enforced)}
+    def _unchecked_metadata(self, reason: str, action: Action) -> dict[str, Any]:
+        return {
+            self.metadata_key: {"verdict": None, "checked": False, "reason": reason},
+            f"{self.metadata_key}_decision": {"action": action.value, "reason": reason},
+        }
+
+    def _message(self, ai: AIMessage, meta: dict[str, Any] | None, text: str | None) -> AIMessage:
+        update: dict[str, Any] = {}
+        if meta is not None:
+            update["response_metadata"] = {**ai.response_metadata, **meta}
+        if text is not None:
+            update["content"] = text
+        return ai.model_copy(update=update) if update else ai
+
+    def _fallback(self, ai: AIMessage | None, meta: dict[str, Any]) -> AIMessage:
+        text = self.policy.fallback_message or DEFAULT_AGENT_FALLBACK
         return AIMessage(
             content=text,
-            id=f"{last.id or 'answer'}-{uuid.uuid4().hex[:8]}",
-            name=last.name,
-            response_metadata=meta,
+            id=ai.id if ai is not None else None,
+            name=ai.name if ai is not None else None,
+            response_metadata={**(ai.response_metadata if ai is not None else {}), **meta},
         )
 
-    def _update(self, state: Mapping[str, Any], last: AIMessage, enforced: Enforced) -> Any:
-        decision = enforced.decision
-        count = int(state.get("groundedness_regenerations") or 0)
-        if decision.action is Action.REGENERATE:
-            assert decision.feedback is not None
-            feedback = HumanMessage(
-                self.feedback_template.format(feedback=decision.feedback),
-                additional_kwargs={FEEDBACK_MARK: True},
-            )
-            removed = [RemoveMessage(id=last.id)] if last.id else []
-            return {
-                "messages": [*removed, feedback],
-                "jump_to": "model",
-                "groundedness_regenerations": count + 1,
-            }
-        if decision.action is Action.BLOCK:
-            if self.exit_behavior == "error":
-                raise self.policy.blocked_error(enforced.result, decision)
-            text = self.policy.fallback_message or DEFAULT_AGENT_FALLBACK
-            message = self._released(last, text, enforced)
-            return {"messages": _replace(last, message), "jump_to": "end"}
-        if enforced.rewritten:
-            return {"messages": _replace(last, self._released(last, enforced.answer, enforced))}
-        if decision.action is Action.PASS and not self.annotate_grounded:
-            return None
-        meta = {**last.response_metadata, **self._metadata(enforced)}
-        return {"messages": [last.model_copy(update={"response_metadata": meta})]}
-
-    def _no_context(self, last: AIMessage) -> Any:
-        if self.on_no_context == "pass":
-            return None
-        reason = "the agent answered without retrieving any context this turn"
+    def _blocked(
+        self, response: ModelResponse, ai: AIMessage | None, meta: dict[str, Any], error: Any
+    ) -> ModelResponse:
+        """A blocked answer: the error (``exit_behavior="error"``) or the fallback message,
+        which ends the run (it calls no tool and is no structured answer)."""
         if self.exit_behavior == "error":
-            from ..errors import UngroundedAnswerError
+            raise error
+        return ModelResponse(result=[self._fallback(ai, meta)], structured_response=None)
 
-            raise UngroundedAnswerError(f"Answer blocked: {reason} (on_no_context='block')")
-        text = self.policy.fallback_message or DEFAULT_AGENT_FALLBACK
-        message = AIMessage(
-            content=text,
-            id=f"{last.id or 'answer'}-{uuid.uuid4().hex[:8]}",
-            response_metadata={f"{self.metadata_key}_error": reason},
+    def _from_enforced(
+        self, kind: Kind, response: ModelResponse, ai: AIMessage | None, enforced: Enforced
+    ) -> ModelResponse:
+        decision, meta = enforced.decision, self._metadata(enforced)
+        if kind == "tools":
+            assert ai is not None  # a tool call is an AI message
+            text = "" if enforced.blocked else enforced.answer if enforced.rewritten else None
+            return _with_ai(response, ai, self._message(ai, meta, text))
+        if enforced.blocked:
+            error = self.policy.blocked_error(enforced.result, decision)
+            return self._blocked(response, ai, meta, error)
+        if ai is None:
+            return response
+        if decision.action is Action.PASS and not self.annotate_grounded:
+            return response
+        text = enforced.answer if enforced.rewritten else None
+        return _with_ai(response, ai, self._message(ai, meta, text))
+
+    def _unchecked(self, kind: Kind, response: ModelResponse, ai: AIMessage) -> ModelResponse:
+        """No context: nothing to check the message against (``on_no_context``)."""
+        if self.on_no_context == "pass":
+            meta = self._unchecked_metadata(f"not checked: {NO_CONTEXT}", Action.PASS)
+            return _with_ai(response, ai, self._message(ai, meta, None))
+        reason = f"{NO_CONTEXT} (on_no_context='block')"
+        meta = self._unchecked_metadata(reason, Action.BLOCK)
+        if kind == "tools":  # the text is withheld, the tool calls go on
+            return _with_ai(response, ai, self._message(ai, meta, ""))
+        error = UngroundedAnswerError(f"Answer blocked: {reason}")
+        return self._blocked(response, ai, meta, error)
+
+    def _from_gate(
+        self, kind: Kind, response: ModelResponse, ai: AIMessage, attempt: _Attempt
+    ) -> ModelResponse:
+        """A message whose text was released sentence by sentence: it is what was shown."""
+        gate, held = attempt.gate, attempt.held
+        assert gate is not None
+        if not gate.releases:
+            return response
+        summary = stream_summary(gate)
+        strictest = max(
+            (r.decision for r in gate.releases), key=lambda d: ACTION_ORDER.index(d.action)
         )
-        return {"messages": _replace(last, message), "jump_to": "end"}
+        meta: dict[str, Any] | None = {
+            self.metadata_key: summary,
+            f"{self.metadata_key}_decision": _decision_json(strictest),
+        }
+        if kind == "answer" and attempt.blocked is not None:
+            blocked = attempt.blocked
+            if self.exit_behavior == "error":
+                raise self.policy.blocked_error(blocked.result, blocked.decision)
+            fallback = self.policy.fallback_message or DEFAULT_AGENT_FALLBACK
+            text = held.shown + (" " if held.shown else "") + fallback
+            return _with_ai(response, ai, self._message(ai, meta, text))
+        if summary["action"] == Action.PASS.value and not self.annotate_grounded:
+            meta = None
+        return _with_ai(response, ai, self._message(ai, meta, held.shown))
 
-    # -- the hooks -----------------------------------------------------------------------------
+    def _settle(self, plan: _Plan, run: _Run) -> ModelResponse | None:
+        """The released response when no check loop is needed: nothing to check, a message
+        whose text the gate already released, no context. ``None``: run the check."""
+        response, attempt = run.response, run.attempt
+        kind, ai = _kind(response)
+        text = self._subject(kind, response, ai)
+        if ai is None or (kind == "tools" and not text.strip()):
+            return response
+        if attempt is not None and attempt.gate is not None:
+            return self._from_gate(kind, response, ai, attempt)
+        if not plan.passages or (kind == "structured" and not text.strip()):
+            return self._unchecked(kind, response, ai)
+        return None
 
-    @hook_config(can_jump_to=["model", "end"])
-    def after_model(self, state: GroundednessState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        found = self._request(state, runtime)
-        if found is None:
+    def _check_args(self, plan: _Plan, run: _Run, *, can_regenerate: bool) -> dict[str, Any]:
+        kind, ai = _kind(run.response)
+        args = self._enforce_args(kind, plan, self._subject(kind, run.response, ai))
+        args["regenerated"] = plan.regenerated + run.regenerations
+        args["can_regenerate"] = can_regenerate and kind != "tools"
+        return args
+
+    def _final(self, plan: _Plan, run: _Run, out: ModelResponse) -> tuple[Any, AIMessage | None]:
+        """The wrap's return value (with the run's regeneration count when it regenerated),
+        and the message to show the streams."""
+        _, ai = _kind(out)
+        if run.attempt is not None and ai is not None:
+            final = run.attempt.held.final(ai)
+            out, ai = _with_ai(out, ai, final), final
+        if not run.regenerations:
+            return out, ai
+        count = plan.regenerated + run.regenerations
+        command: Command[Any] = Command(update={"groundedness_regenerations": count})
+        return ExtendedModelResponse(model_response=out, command=command), ai
+
+    def _begin(
+        self, plan: _Plan, request: ModelRequest[Any], session: _Session, *, sync: bool
+    ) -> _Attempt:
+        return session.begin(
+            request,
+            plan.text_mode,
+            self._gate(plan, sync=sync),
+            forward_tool_calls=not plan.structured,
+        )
+
+    def _name(self, request: ModelRequest[Any]) -> str:
+        get_name = getattr(request.model, "get_name", None)
+        return str(get_name()) if callable(get_name) else type(request.model).__name__
+
+    # -- the model call, sync ------------------------------------------------------------------
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse],
+    ) -> Any:
+        plan = self._plan(request)
+        switch = StreamSwitch.current()
+        if self.stream_mode == "live" or not switch.active:
+            return self._decide(plan, request, handler, None)
+        session = _Session(switch, name=self._name(request), sync=True)
+        with switch.held(Holder(session), CallbackManager):
+            return self._decide(plan, request, handler, session)
+
+    def _call(
+        self,
+        plan: _Plan,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse],
+        session: _Session | None,
+    ) -> tuple[ModelResponse, _Attempt | None]:
+        """One model call (held when a session is given; the gate then releases as it goes)."""
+        if session is None:
+            return _as_response(handler(request)), None
+        attempt = self._begin(plan, request, session, sync=True)
+        try:
+            response = _as_response(handler(request))
+        finally:
+            session.attempt = None
+        gate = attempt.gate
+        if gate is not None:  # the last sentence is complete now
+            rest = _unfed(gate, response)
+            releases = [*gate.feed(rest), *gate.close()] if rest else gate.close()
+            attempt.shown.show(attempt.held.piece(_shown(attempt, releases)))
+        return response, attempt
+
+    def _decide(
+        self,
+        plan: _Plan,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse],
+        session: _Session | None,
+    ) -> Any:
+        run = _Run(*self._call(plan, request, handler, session))
+        try:
+            out = self._settle(plan, run) or self._check(plan, request, handler, session, run)
+        except BaseException as exc:
+            if run.attempt is not None:
+                run.attempt.shown.fail(exc)
+            raise
+        value, ai = self._final(plan, run, out)
+        if run.attempt is not None and ai is not None:
+            run.attempt.shown.finish(ai)
+        return value
+
+    def _check(
+        self,
+        plan: _Plan,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse],
+        session: _Session | None,
+        run: _Run,
+        *,
+        can_regenerate: bool = True,
+    ) -> ModelResponse:
+        args = self._check_args(plan, run, can_regenerate=can_regenerate)
+        kind = _kind(run.response)[0]
+
+        def regenerate(feedback: str, attempt: int) -> str:
+            retry = self._retry(request, run.response, feedback)
+            run.response, run.attempt = self._call(plan, retry, handler, session)
+            run.regenerations += 1
+            new_kind, ai = _kind(run.response)
+            if new_kind != kind:
+                raise _Detour
+            return self._subject(kind, run.response, ai)
+
+        try:
+            enforced = enforce(
+                self.checker,
+                regenerate=regenerate if args.pop("can_regenerate") else None,
+                corrector=self.corrector,
+                **args,
+            )
+        except _Detour:
+            settled = self._settle(plan, run)
+            if settled is not None:
+                return settled
+            return self._check(plan, request, handler, session, run, can_regenerate=False)
+        kind, ai = _kind(run.response)
+        return self._from_enforced(kind, run.response, ai, enforced)
+
+    # -- the model call, async -----------------------------------------------------------------
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse]],
+    ) -> Any:
+        plan = self._plan(request)
+        switch = StreamSwitch.current()
+        if self.stream_mode == "live" or not switch.active:
+            return await self._adecide(plan, request, handler, None)
+        session = _Session(switch, name=self._name(request), sync=False)
+        with switch.held(AsyncHolder(session), AsyncCallbackManager):
+            return await self._adecide(plan, request, handler, session)
+
+    async def _acall(
+        self,
+        plan: _Plan,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse]],
+        session: _Session | None,
+    ) -> tuple[ModelResponse, _Attempt | None]:
+        if session is None:
+            return _as_response(await handler(request)), None
+        attempt = self._begin(plan, request, session, sync=False)
+        try:
+            response = _as_response(await handler(request))
+        finally:
+            session.attempt = None
+        gate = attempt.gate
+        if gate is not None:
+            rest = _unfed(gate, response)
+            releases = (
+                [*await gate.afeed(rest), *await gate.aclose()] if rest else await gate.aclose()
+            )
+            assert isinstance(attempt.shown, AsyncRelease)
+            await attempt.shown.ashow(attempt.held.piece(_shown(attempt, releases)))
+        return response, attempt
+
+    async def _adecide(
+        self,
+        plan: _Plan,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse]],
+        session: _Session | None,
+    ) -> Any:
+        run = _Run(*await self._acall(plan, request, handler, session))
+        try:
+            out = self._settle(plan, run) or await self._acheck(
+                plan, request, handler, session, run
+            )
+        except BaseException as exc:
+            if run.attempt is not None:
+                assert isinstance(run.attempt.shown, AsyncRelease)
+                await run.attempt.shown.afail(exc)
+            raise
+        value, ai = self._final(plan, run, out)
+        if run.attempt is not None and ai is not None:
+            assert isinstance(run.attempt.shown, AsyncRelease)
+            await run.attempt.shown.afinish(ai)
+        return value
+
+    async def _acheck(
+        self,
+        plan: _Plan,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse]],
+        session: _Session | None,
+        run: _Run,
+        *,
+        can_regenerate: bool = True,
+    ) -> ModelResponse:
+        args = self._check_args(plan, run, can_regenerate=can_regenerate)
+        kind = _kind(run.response)[0]
+
+        async def regenerate(feedback: str, attempt: int) -> str:
+            retry = self._retry(request, run.response, feedback)
+            run.response, run.attempt = await self._acall(plan, retry, handler, session)
+            run.regenerations += 1
+            new_kind, ai = _kind(run.response)
+            if new_kind != kind:
+                raise _Detour
+            return self._subject(kind, run.response, ai)
+
+        try:
+            enforced = await aenforce(
+                self.checker,
+                regenerate=regenerate if args.pop("can_regenerate") else None,
+                corrector=async_corrector(self.corrector),
+                **args,
+            )
+        except _Detour:
+            settled = self._settle(plan, run)
+            if settled is not None:
+                return settled
+            return await self._acheck(plan, request, handler, session, run, can_regenerate=False)
+        kind, ai = _kind(run.response)
+        return self._from_enforced(kind, run.response, ai, enforced)
+
+    # -- the middleware's node: where "live" streaming releases the answer ---------------------
+
+    def _emit_again(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
+        """With ``streaming="live"``, the released answer once more under a new id, so that a
+        stream shows it from this node (the model's own tokens were unchecked)."""
+        if self.stream_mode != "live":
             return None
-        last, passages, query = found
-        if not passages:
-            return self._no_context(last)  # type: ignore[no-any-return]
-        enforced = enforce(
-            self.checker,
-            answer=last,
-            corrector=self.corrector,
-            **self._kwargs(state, passages, query),
-        )
-        return self._update(state, last, enforced)  # type: ignore[no-any-return]
+        messages = state.get("messages") or []
+        last = messages[-1] if messages else None
+        if not isinstance(last, AIMessage) or last.tool_calls:
+            return None
+        again = last.model_copy(update={"id": f"{last.id or 'answer'}-{uuid.uuid4().hex[:8]}"})
+        removed = [RemoveMessage(id=last.id)] if last.id else []
+        return {"messages": [*removed, again]}
 
-    @hook_config(can_jump_to=["model", "end"])
+    def after_model(self, state: GroundednessState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        return self._emit_again(state)
+
     async def aafter_model(
         self, state: GroundednessState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        found = self._request(state, runtime)
-        if found is None:
-            return None
-        last, passages, query = found
-        if not passages:
-            return self._no_context(last)  # type: ignore[no-any-return]
-        enforced = await aenforce(
-            self.checker,
-            answer=last,
-            corrector=async_corrector(self.corrector),
-            **self._kwargs(state, passages, query),
-        )
-        return self._update(state, last, enforced)  # type: ignore[no-any-return]
+        return self._emit_again(state)

@@ -37,11 +37,15 @@ class GroundednessEvaluationResult(EvaluationResult):
 class GroundednessEvaluator(BaseEvaluator):
     """Is the response supported by the contexts? ``passing`` = grounded.
 
+    A ``notSure`` verdict is an evaluation that ran: by default it is not passing, with its
+    score, feedback and ``verdict`` kept (``invalid_result`` is left for evaluations that
+    failed, which ``BatchEvalRunner`` users filter out).
+
     Args:
         checker: the core checker (embedded offline judge by default).
-        not_sure_as: ``"invalid"`` (default: ``invalid_result`` with a reason, as LlamaIndex
-            does for evaluations that cannot decide), ``"failing"`` or ``"passing"``.
-        judge_errors_as: ``"invalid"`` (default) or ``"failing"``.
+        not_sure_as: ``"failing"`` (default), ``"passing"``, or ``"invalid"``
+            (``invalid_result=True`` with a reason and ``passing=None``).
+        judge_errors_as: ``"invalid"`` (default: the evaluation failed) or ``"failing"``.
         task: None picks QnA when a query is given, else Summarization.
     """
 
@@ -49,7 +53,7 @@ class GroundednessEvaluator(BaseEvaluator):
         self,
         checker: GroundednessChecker | None = None,
         *,
-        not_sure_as: Literal["invalid", "failing", "passing"] = "invalid",
+        not_sure_as: Literal["invalid", "failing", "passing"] = "failing",
         judge_errors_as: Literal["invalid", "failing"] = "invalid",
         task: Task | str | None = None,
         domain: Domain | str = Domain.GENERIC,

@@ -7,6 +7,7 @@ from typing import Any
 
 from llama_index.core.base.response.schema import Response
 from llama_index.core.bridge.pydantic import ConfigDict, Field, ValidationError
+from llama_index.core.callbacks import CallbackManager
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
@@ -55,9 +56,37 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
     min_support: float = Field(0.2, ge=0.0, le=1.0)
     draft_answer: str | None = None
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        checker: GroundednessChecker | None = None,
+        policy: Policy | None = None,
+        task: Task | str | None = None,
+        domain: Domain | str = Domain.GENERIC,
+        reasoning: bool = False,
+        markers: bool = False,
+        metadata_key: str = "groundedness",
+        annotate_grounded: bool = True,
+        min_support: float = 0.2,
+        draft_answer: str | None = None,
+        callback_manager: CallbackManager | None = None,
+    ) -> None:
+        """Every option is a field of the same name (see the class docstring); ``checker``
+        None is the default checker, ``policy`` None is ``Policy()``."""
+        options: dict[str, Any] = {
+            "task": task,
+            "domain": domain,
+            "reasoning": reasoning,
+            "markers": markers,
+            "metadata_key": metadata_key,
+            "annotate_grounded": annotate_grounded,
+            "min_support": min_support,
+            "draft_answer": draft_answer,
+        }
+        given = {"checker": checker, "policy": policy, "callback_manager": callback_manager}
+        options.update({k: v for k, v in given.items() if v is not None})
         try:
-            super().__init__(**kwargs)
+            super().__init__(**options)
         except ValidationError as exc:
             raise configuration_error(type(self).__name__, exc) from None
 

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from ..errors import InvalidInputError, JudgeError, MissingDependencyError
+from ..deadline import Deadline
+from ..errors import (
+    CheckCancelledError,
+    InvalidInputError,
+    JudgeError,
+    JudgeTimeoutError,
+    MissingDependencyError,
+)
 from ..models import GroundednessResult
-from .guard import BodyLimit, KeyRing, RateLimiter, Slots, SlotsTimeout, retry_after
+from .guard import (
+    BodyLimit,
+    HungUp,
+    KeyRing,
+    RateLimiter,
+    ShuttingDown,
+    Slots,
+    SlotsTimeout,
+    retry_after,
+)
 from .settings import ServerSettings
 from .wire import (
     AZURE_API_VERSIONS,
@@ -26,13 +43,14 @@ from .wire import (
     azure_error_body,
     count_tokens,
     openai_error_body,
+    printable,
 )
 
 try:
     from fastapi import Depends, FastAPI, Header, Query, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.middleware.cors import CORSMiddleware
-    from fastapi.responses import JSONResponse, Response
+    from fastapi.responses import JSONResponse, Response, StreamingResponse
     from starlette.exceptions import HTTPException as StarletteHTTPException
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise MissingDependencyError(exc.name or "fastapi", "server") from exc
@@ -54,12 +72,27 @@ __all__ = ["create_app"]
 
 log = logging.getLogger("ground_integrations.server")
 _WARMUP = (["The service is up."], "The service is up.")
+#: how long the lifespan shutdown waits for replies still being written (the 503s of checks
+#: cut off by the end of the graceful period) before closing the judge
+_DRAIN_SECONDS = 2.0
+
+
+class JSON(JSONResponse):
+    """``application/json`` that cannot fail on text the client sent: a lone surrogate (not
+    valid Unicode, so not encodable as UTF-8) is written as a ``\\uXXXX`` escape instead."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 class Metrics:
     """Prometheus metrics of one app (its own registry, so several apps can live in a test)."""
 
-    def __init__(self) -> None:
+    def __init__(self, slots: Slots) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "ground_requests",
@@ -83,9 +116,18 @@ class Metrics:
             ["kind"],
             registry=self.registry,
         )
-        self.in_flight = Gauge(
-            "ground_checks_in_flight", "Checks running now", registry=self.registry
+        self.stopped = Counter(
+            "ground_checks_stopped",
+            "Checks stopped before their end: timeout, disconnect (the client left), shutdown",
+            ["reason"],
+            registry=self.registry,
         )
+        self.in_flight = Gauge(
+            "ground_checks_in_flight",
+            "Checks running now (a stopped check counts until its thread has returned)",
+            registry=self.registry,
+        )
+        self.in_flight.set_function(lambda: slots.busy)
 
 
 class Service:
@@ -95,11 +137,17 @@ class Service:
         self.settings = settings
         self.keys = KeyRing(settings.api_keys)
         self.rates = RateLimiter(settings.rate_limit)
+        self.failures = RateLimiter(settings.auth_failure_limit)
         self.slots = Slots(settings.max_in_flight)
-        self.metrics = Metrics()
+        self.metrics = Metrics(self.slots)
         self._judge = judge
         self.checker: Any = None
         self.ready = False
+        self.active = 0  # requests being answered (the measuring middleware counts them)
+        #: set by ``ground serve``, whose process is the service's alone: after loading, move
+        #: everything alive (the model, the tokenizer, modules) out of the garbage collector's
+        #: sight, which shortens its full collections tenfold, and so every check's pauses
+        self.freeze_gc = False
 
     def load(self) -> None:
         from ..checker import GroundednessChecker
@@ -114,10 +162,21 @@ class Service:
             from ..calibration import CalibratedThresholds
 
             thresholds = CalibratedThresholds.load(s.thresholds)
-        # No cache: the service keeps no state between requests.
+        # No result cache: the service keeps no results between requests.
         self.checker = GroundednessChecker(judge, thresholds=thresholds, cache_size=0)
         self.checker.check(*_WARMUP)
+        if self.freeze_gc:
+            import gc
+
+            gc.collect()
+            gc.freeze()
         self.ready = True
+
+    async def drain(self) -> None:
+        """Wait (briefly) until the replies in progress are written."""
+        ends = time.monotonic() + _DRAIN_SECONDS
+        while self.active and time.monotonic() < ends:
+            await asyncio.sleep(0.01)
 
     def close(self) -> None:
         self.ready = False
@@ -137,7 +196,28 @@ class Service:
                 headers={"Retry-After": retry_after(wait)},
             )
 
-    async def check(self, route: str, **kwargs: Any) -> GroundednessResult:
+    def identify(self, address: str, presented: str | None, refusal: WireError) -> str:
+        """The key's identity, or ``refusal`` (401). An address with too many failed attempts
+        in the last minute gets 429 before its key is even compared, so guessing is slow."""
+        wait = self.failures.wait(address)
+        if wait is None:
+            found = self.keys.identify(presented)
+            if found is not None:
+                return found
+            wait = self.failures.take(address)
+            if wait is None:
+                raise refusal
+        raise WireError(
+            429,
+            f"too many failed authentications from this address "
+            f"({self.settings.auth_failure_limit} per minute); retry after {retry_after(wait)} s",
+            kind="rate_limit_error",
+            code="rate_limit_exceeded",
+            headers={"Retry-After": retry_after(wait)},
+        )
+
+    async def check(self, route: str, request: Request, **kwargs: Any) -> GroundednessResult:
+        """Run one check under the request's deadline; stop it if the client hangs up."""
         if not self.ready:
             raise WireError(
                 503,
@@ -146,19 +226,41 @@ class Service:
                 code="ServiceUnavailable",
             )
         checker = self.checker
-        self.metrics.in_flight.inc()
+        deadline = Deadline(self.settings.request_timeout)
+        hangup = asyncio.ensure_future(_hangup(request.receive))
         try:
             result: GroundednessResult = await self.slots.run(
-                lambda: checker.check(**kwargs), self.settings.request_timeout
+                lambda: checker.check(**kwargs), deadline, hangup
             )
-        except SlotsTimeout:
+        except (SlotsTimeout, JudgeTimeoutError) as exc:
+            if isinstance(exc, JudgeTimeoutError) and not deadline.expired:
+                self.metrics.judge_errors.labels(type(exc).__name__).inc()
+                raise WireError(
+                    502, f"the judge failed: {exc}", kind="judge_error", code="JudgeError"
+                ) from None
             self.metrics.judge_errors.labels("timeout").inc()
+            self.metrics.stopped.labels("timeout").inc()
             raise WireError(
                 504,
                 f"the check did not finish within {self.settings.request_timeout:g} s; send "
                 "less context or raise --request-timeout",
                 kind="timeout_error",
                 code="Timeout",
+            ) from None
+        except (HungUp, CheckCancelledError):
+            self.metrics.stopped.labels("disconnect").inc()
+            # nobody reads this answer; it shows in ground_requests_total as status 499
+            raise WireError(
+                499, "the client closed the connection", code="ClientClosedRequest"
+            ) from None
+        except ShuttingDown:
+            self.metrics.stopped.labels("shutdown").inc()
+            raise WireError(
+                503,
+                "the service is shutting down and stopped this check; retry on another instance",
+                kind="server_error",
+                code="ServiceUnavailable",
+                headers={"Retry-After": "1", "Connection": "close"},
             ) from None
         except InvalidInputError as exc:
             raise WireError(400, _invalid(str(exc)), param=exc.field) from None
@@ -168,9 +270,49 @@ class Service:
                 502, f"the judge failed: {exc}", kind="judge_error", code="JudgeError"
             ) from None
         finally:
-            self.metrics.in_flight.dec()
+            hangup.cancel()
         self.metrics.verdicts.labels(route, result.verdict.value).inc()
         return result
+
+
+async def _hangup(receive: Any) -> None:
+    """Returns when the client disconnects (the body has been read: what is left to receive is
+    the disconnect)."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+class Measure:
+    """Pure ASGI middleware: request counts and latency by route, and the replies in progress."""
+
+    def __init__(self, app: Any, service: Service) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def sending(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        service = self.service
+        service.active += 1
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            service.active -= 1
+            route = getattr(scope.get("route"), "path", "unmatched")
+            service.metrics.requests.labels(route, str(status)).inc()
+            service.metrics.latency.labels(route).observe(time.perf_counter() - started)
 
 
 def _invalid(message: str) -> str:
@@ -181,16 +323,19 @@ def _flavour(path: str) -> str:
     return "azure" if path.startswith("/contentsafety") else "openai"
 
 
+#: Azure's error code for a status, where Azure has one of its own (the OpenAI-style code of
+#: the same error, e.g. ``rate_limit_exceeded``, is not Azure's)
+_AZURE_CODES = {401: "Unauthorized", 404: "NotFound", 429: "TooManyRequests"}
+
+
 def _error_response(path: str, error: WireError) -> JSONResponse:
     headers = dict(error.headers)
     if _flavour(path) == "azure":
-        code = error.code or {401: "Unauthorized", 404: "NotFound", 429: "TooManyRequests"}.get(
-            error.status, "InvalidRequest"
-        )
+        code = _AZURE_CODES.get(error.status) or error.code or "InvalidRequest"
         error.code = code
         headers["x-ms-error-code"] = code
-        return JSONResponse(azure_error_body(error), status_code=error.status, headers=headers)
-    return JSONResponse(openai_error_body(error), status_code=error.status, headers=headers)
+        return JSON(azure_error_body(error), status_code=error.status, headers=headers)
+    return JSON(openai_error_body(error), status_code=error.status, headers=headers)
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
@@ -219,6 +364,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         try:
             yield
         finally:
+            await service.drain()
             await anyio.to_thread.run_sync(service.close)
 
     app = FastAPI(
@@ -227,23 +373,24 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         description="Groundedness checks over HTTP, wire-compatible with Upstage's groundedness "
         "check and Azure AI Content Safety's detectGroundedness.",
         lifespan=lifespan,
+        redoc_url=None,  # /docs (Swagger UI) and /openapi.json only
+        default_response_class=JSON,
     )
     app.state.service = service
 
-    async def too_large(scope: Any, limit: int) -> tuple[int, dict[str, str], bytes]:
-        error = WireError(
-            413,
-            f"the request body is over the limit of {limit:,} bytes; send less context or "
-            "raise --max-body-bytes",
-            code="RequestTooLarge",
-        )
-        response = _error_response(scope.get("path", ""), error)
-        service.metrics.requests.labels("body-limit", "413").inc()
+    async def refuse(
+        scope: Any, status: int, message: str, code: str
+    ) -> tuple[int, dict[str, str], bytes]:
+        response = _error_response(scope.get("path", ""), WireError(status, message, code=code))
+        route = "body-limit" if status == 413 else "body-timeout"
+        service.metrics.requests.labels(route, str(status)).inc()
         headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
         headers["content-length"] = str(len(response.body))
-        return 413, headers, bytes(response.body)
+        return status, headers, bytes(response.body)
 
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes, reject=too_large)
+    app.add_middleware(
+        BodyLimit, limit=settings.max_body_bytes, timeout=settings.body_timeout, reject=refuse
+    )
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -251,17 +398,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
             allow_methods=["GET", "POST"],
             allow_headers=["Authorization", "Ocp-Apim-Subscription-Key", "Content-Type"],
         )
-
-    @app.middleware("http")
-    async def measure(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        started = time.perf_counter()
-        response = await call_next(request)
-        route = getattr(request.scope.get("route"), "path", "unmatched")
-        service.metrics.requests.labels(route, str(response.status_code)).inc()
-        service.metrics.latency.labels(route).observe(time.perf_counter() - started)
-        return response
+    app.add_middleware(Measure, service=service)
 
     @app.exception_handler(WireError)
     async def on_wire_error(request: Request, exc: WireError) -> JSONResponse:
@@ -281,7 +418,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         names = {404: "NotFound", 405: "MethodNotAllowed"}
         error = WireError(
             exc.status_code,
-            f"{request.method} {request.url.path}: {exc.detail}",
+            f"{request.method} {printable(request.url.path)}: {exc.detail}",
             code=names.get(exc.status_code),
             headers=dict(exc.headers or {}),
         )
@@ -289,29 +426,31 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
 
     @app.exception_handler(Exception)
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.error("unexpected %s on %s", type(exc).__name__, request.url.path)
+        # the type and the route only: an exception's text may quote the request
+        log.error("unexpected %s on %s", type(exc).__name__, printable(request.url.path))
         error = WireError(500, "internal error", kind="server_error", code="InternalServerError")
         return _error_response(request.url.path, error)
 
     # -- auth -----------------------------------------------------------------------------
 
+    def address(request: Request) -> str:
+        return f"ip:{request.client.host if request.client else 'unknown'}"
+
     def bearer_identity(request: Request, authorization: str | None) -> str:
         if not service.keys.enabled:
-            return f"ip:{request.client.host if request.client else 'unknown'}"
+            return address(request)
         token = None
         if authorization and authorization[:7].lower() == "bearer ":
             token = authorization[7:].strip()
-        identity = service.keys.identify(token)
-        if identity is None:
-            raise WireError(
-                401,
-                "missing API key: send 'Authorization: Bearer <key>'"
-                if token is None
-                else "invalid API key",
-                kind="invalid_request_error",
-                code="invalid_api_key",
-            )
-        return identity
+        refusal = WireError(
+            401,
+            "missing API key: send 'Authorization: Bearer <key>'"
+            if token is None
+            else "invalid API key",
+            kind="invalid_request_error",
+            code="invalid_api_key",
+        )
+        return service.identify(address(request), token, refusal)
 
     async def upstage_auth(
         request: Request,
@@ -327,17 +466,18 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         authorization: str | None = Header(None),
     ) -> str:
         if not service.keys.enabled:
-            identity = f"ip:{request.client.host if request.client else 'unknown'}"
+            identity = address(request)
         elif ocp_apim_subscription_key is not None:
-            found = service.keys.identify(ocp_apim_subscription_key)
-            if found is None:
-                raise WireError(
+            identity = service.identify(
+                address(request),
+                ocp_apim_subscription_key,
+                WireError(
                     401,
                     "Access denied due to invalid subscription key. Make sure to provide a valid "
                     "key for an active subscription.",
                     code="Unauthorized",
-                )
-            identity = found
+                ),
+            )
         elif authorization is not None:
             identity = bearer_identity(request, authorization)
         else:
@@ -352,12 +492,14 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
 
     # -- Upstage / OpenAI chat completions --------------------------------------------------
 
-    async def chat_completions(body: UpstageRequest, _: str = Depends(upstage_auth)) -> Any:
+    async def chat_completions(
+        body: UpstageRequest, request: Request, _: str = Depends(upstage_auth)
+    ) -> Response:
         model = body.model.strip()
         if model not in UPSTAGE_MODELS:
             raise WireError(
                 404,
-                f"The model '{model}' does not exist; use 'groundedness-check'.",
+                f"The model '{printable(model)}' does not exist; use 'groundedness-check'.",
                 code="model_not_found",
                 param="model",
             )
@@ -366,7 +508,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
                 raise WireError(
                     400,
                     f"invalid request: message role must be 'user' or 'assistant', got "
-                    f"{m.role[:40]!r}",
+                    f"'{printable(m.role)}'",
                 )
         for role in ("user", "assistant"):
             n = sum(m.role == role for m in body.messages)
@@ -377,7 +519,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
             if not by_role[role]:
                 raise WireError(400, f"invalid request: {role} message content is required")
         context, answer = by_role["user"] or "", by_role["assistant"] or ""
-        result = await service.check("chat", context=[context], answer=answer)
+        result = await service.check("chat", request, context=[context], answer=answer)
         completion = result.to_upstage_completion(model=model)
         prompt = count_tokens(context) + count_tokens(answer)
         done = count_tokens(result.verdict.value)
@@ -386,14 +528,31 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
             "completion_tokens": done,
             "total_tokens": prompt + done,
         }
-        return completion
+        if body.stream:
+            usage = bool(body.stream_options and body.stream_options.include_usage)
+            return StreamingResponse(
+                _chunks(completion, usage),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
+            )
+        return JSON(completion)
 
     for path in ("/v1/solar/chat/completions", "/v1/chat/completions"):
         app.post(
             path,
             tags=["upstage"],
             summary="Upstage-compatible groundedness check (chat.completion)",
-            responses={400: {}, 401: {}, 404: {}, 413: {}, 429: {}, 504: {}},
+            description="With `stream: true` the verdict comes as a `text/event-stream` of "
+            "`chat.completion.chunk` objects ending in `data: [DONE]`.",
+            responses={
+                200: {"content": {"text/event-stream": {}}},
+                400: {},
+                401: {},
+                404: {},
+                413: {},
+                429: {},
+                504: {},
+            },
         )(chat_completions)
 
     # -- Azure detectGroundedness -----------------------------------------------------------
@@ -406,9 +565,10 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
     )
     async def detect_groundedness(
         body: AzureRequest,
+        request: Request,
         api_version: str | None = Query(None, alias="api-version"),
         _: str = Depends(azure_auth),
-    ) -> Any:
+    ) -> Response:
         if api_version is None:
             raise WireError(
                 400,
@@ -420,7 +580,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         if api_version not in AZURE_API_VERSIONS:
             raise WireError(
                 400,
-                f"Unsupported api-version {api_version[:40]!r}; supported: "
+                f"Unsupported api-version '{printable(api_version)}'; supported: "
                 + ", ".join(AZURE_API_VERSIONS),
                 code="UnsupportedApiVersionValue",
                 param="api-version",
@@ -462,6 +622,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         try:
             result = await service.check(
                 "azure",
+                request,
                 context=body.grounding_sources,
                 answer=body.text,
                 query=query if task == "QnA" else None,
@@ -479,7 +640,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
             out.pop("correctionText", None)
             for d in out["ungroundedDetails"]:
                 d.pop("correctionText", None)
-        return out
+        return JSON(out)
 
     # -- native -----------------------------------------------------------------------------
 
@@ -489,10 +650,13 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         summary="The package's own request and full result",
         responses={400: {}, 401: {}, 413: {}, 429: {}, 504: {}},
     )
-    async def groundedness(body: NativeRequest, _: str = Depends(upstage_auth)) -> Any:
+    async def groundedness(
+        body: NativeRequest, request: Request, _: str = Depends(upstage_auth)
+    ) -> Response:
         context = [body.context] if isinstance(body.context, str) else body.context
         result = await service.check(
             "native",
+            request,
             context=context,
             answer=body.answer,
             query=body.query,
@@ -500,7 +664,7 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
             domain=body.domain,
             reasoning=body.reasoning,
         )
-        return result.model_dump(mode="json")
+        return Response(result.model_dump_json(), media_type="application/json")
 
     # -- operations -------------------------------------------------------------------------
 
@@ -511,12 +675,35 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
     @app.get("/readyz", tags=["ops"], summary="judge loaded", responses={503: {}})
     async def readyz() -> JSONResponse:
         if not service.ready:
-            return JSONResponse({"status": "loading"}, status_code=503)
+            return JSON({"status": "loading"}, status_code=503)
         judge = service.checker.judge
-        return JSONResponse({"status": "ready", "judge": judge.name, "version": judge.version})
+        return JSON({"status": "ready", "judge": judge.name, "version": judge.version})
 
     @app.get("/metrics", tags=["ops"], summary="Prometheus metrics")
     async def metrics() -> Response:
         return Response(generate_latest(service.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+def _chunks(completion: dict[str, Any], usage: bool) -> Iterator[str]:
+    """A finished completion as OpenAI's stream: the verdict in one ``chat.completion.chunk``,
+    a closing chunk with ``finish_reason``, the usage chunk if asked for, then ``[DONE]``."""
+    base = {
+        "id": completion["id"],
+        "object": "chat.completion.chunk",
+        "created": completion["created"],
+        "model": completion["model"],
+        "system_fingerprint": completion.get("system_fingerprint"),
+    }
+    content = completion["choices"][0]["message"]["content"]
+    deltas = [
+        ({"role": "assistant", "content": content}, None),
+        ({}, completion["choices"][0]["finish_reason"]),
+    ]
+    for delta, finish in deltas:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        yield f"data: {json.dumps({**base, 'choices': [choice]})}\n\n"
+    if usage:
+        yield f"data: {json.dumps({**base, 'choices': [], 'usage': completion['usage']})}\n\n"
+    yield "data: [DONE]\n\n"

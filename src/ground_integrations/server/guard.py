@@ -13,7 +13,17 @@ from typing import Any, TypeVar
 
 from pydantic import SecretStr
 
-__all__ = ["BodyLimit", "KeyRing", "RateLimiter", "Slots"]
+from ..deadline import Deadline
+
+__all__ = [
+    "BodyLimit",
+    "HungUp",
+    "KeyRing",
+    "RateLimiter",
+    "ShuttingDown",
+    "Slots",
+    "SlotsTimeout",
+]
 
 T = TypeVar("T")
 Scope = MutableMapping[str, Any]
@@ -59,6 +69,13 @@ class RateLimiter:
 
     def take(self, identity: str) -> float | None:
         """None if allowed, else the seconds to wait before trying again."""
+        return self._take(identity, 1.0)
+
+    def wait(self, identity: str) -> float | None:
+        """Like :meth:`take` but takes nothing: would a request be allowed now?"""
+        return self._take(identity, 0.0)
+
+    def _take(self, identity: str, cost: float) -> float | None:
         if self.capacity <= 0:
             return None
         now = time.monotonic()
@@ -66,7 +83,7 @@ class RateLimiter:
             tokens, last = self._buckets.get(identity, (self.capacity, now))
             tokens = min(self.capacity, tokens + (now - last) * self.refill)
             if tokens >= 1.0:
-                self._buckets[identity] = (tokens - 1.0, now)
+                self._buckets[identity] = (tokens - cost, now)
                 return None
             self._buckets[identity] = (tokens, now)
             if len(self._buckets) > 10_000:  # forget idle identities (full buckets)
@@ -75,14 +92,25 @@ class RateLimiter:
 
 
 class SlotsTimeout(Exception):
-    """No slot, or no result, within the request's time limit."""
+    """No slot, or no result, within the request's deadline."""
+
+
+class HungUp(Exception):
+    """The client closed its connection before the check finished."""
+
+
+class ShuttingDown(Exception):
+    """The server cancelled the request (its graceful shutdown period ran out)."""
 
 
 class Slots:
     """At most ``size`` checks run at once, in worker threads off the event loop.
 
-    A check that outlives its time limit is abandoned by the request (which answers 504), but
-    keeps its slot until its thread really finishes, so the bound holds.
+    Each check runs under its request's :class:`Deadline`, entered in the worker thread. A
+    request that runs out of time answers 504 and its check stops itself at its next checkpoint
+    (the deadline has passed); one whose client hangs up, or that the server cancels on
+    shutdown, cancels the deadline. A check keeps its slot until its thread really returns, so
+    ``busy`` (the ``ground_checks_in_flight`` gauge) counts checks that are running.
     """
 
     def __init__(self, size: int) -> None:
@@ -91,45 +119,94 @@ class Slots:
         self._semaphore: asyncio.Semaphore | None = None
         self.busy = 0
 
-    async def run(self, fn: Callable[[], T], timeout: float) -> T:
+    async def run(
+        self,
+        fn: Callable[[], T],
+        deadline: Deadline,
+        hangup: asyncio.Future[Any] | None = None,
+    ) -> T:
+        """``fn()`` in a worker thread under ``deadline``. Raises :class:`SlotsTimeout` when the
+        deadline passes first, :class:`HungUp` when ``hangup`` completes first (the client left),
+        :class:`ShuttingDown` when this task is cancelled; the check is told to stop in the last
+        two cases, and stops by itself in the first."""
         loop = asyncio.get_running_loop()
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.size)
         semaphore = self._semaphore
-        deadline = loop.time() + timeout
+        acquire = asyncio.ensure_future(semaphore.acquire())
         try:
-            await asyncio.wait_for(semaphore.acquire(), timeout)
-        except asyncio.TimeoutError:
-            raise SlotsTimeout("no free slot") from None
-        self.busy += 1
+            await _first(acquire, deadline, hangup, "no free slot")
+        except BaseException:
+            if not acquire.cancel() and not acquire.cancelled() and acquire.exception() is None:
+                semaphore.release()  # acquired just as we gave up
+            raise
 
-        def release(_: Any) -> None:
+        def call() -> T:
+            with deadline:
+                return fn()
+
+        def release(done: asyncio.Future[T]) -> None:
             self.busy -= 1
-            loop.call_soon_threadsafe(semaphore.release)
+            semaphore.release()
+            if not done.cancelled():
+                done.exception()  # retrieved: a stopped check's error is expected, not logged
 
-        future = loop.run_in_executor(self._executor, fn)
+        self.busy += 1
+        future = loop.run_in_executor(self._executor, call)
         future.add_done_callback(release)
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), max(0.0, deadline - loop.time()))
-        except asyncio.TimeoutError:
-            raise SlotsTimeout("the check ran out of time") from None
+        await _first(future, deadline, hangup, "the check ran out of time")
+        return future.result()
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=False)
 
 
-class BodyLimit:
-    """Pure ASGI middleware: reads a request body up to ``limit`` bytes before the app sees it,
-    and answers 413 itself beyond that (declared ``Content-Length`` or chunked)."""
+async def _first(
+    work: asyncio.Future[Any],
+    deadline: Deadline,
+    hangup: asyncio.Future[Any] | None,
+    late: str,
+) -> None:
+    """Wait for ``work`` until the deadline; cancel the deadline if the client hangs up or this
+    task is cancelled. ``work`` itself is never cancelled here (a running thread cannot be)."""
+    waiting: set[asyncio.Future[Any]] = {work} if hangup is None else {work, hangup}
+    left = deadline.remaining()
+    try:
+        done, _ = await asyncio.wait(
+            waiting,
+            timeout=None if left is None else max(0.0, left),
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+    except asyncio.CancelledError:
+        # uvicorn cancels what is left when its graceful shutdown period ends: stop the check
+        # and let the request answer 503 instead of dying without a reply
+        deadline.cancel("the service is shutting down")
+        task = asyncio.current_task()
+        if task is not None and hasattr(task, "uncancel"):  # Python 3.11+
+            task.uncancel()
+        raise ShuttingDown from None
+    if work in done:
+        return
+    if hangup is not None and hangup in done:
+        deadline.cancel("the client disconnected")
+        raise HungUp
+    raise SlotsTimeout(late)
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        limit: int,
-        reject: Callable[[Scope, int], Awaitable[tuple[int, dict[str, str], bytes]]],
-    ) -> None:
+
+#: ``reject(scope, status, message, code)``: the response (status, headers, body) for a request
+#: the door refuses before the app sees it
+Reject = Callable[[Scope, int, str, str], Awaitable[tuple[int, dict[str, str], bytes]]]
+
+
+class BodyLimit:
+    """Pure ASGI middleware: reads a request body up to ``limit`` bytes, within ``timeout``
+    seconds, before the app sees it. It answers 413 itself beyond the size (declared
+    ``Content-Length`` or chunked) and 408 beyond the time (a client trickling its body)."""
+
+    def __init__(self, app: ASGIApp, limit: int, reject: Reject, timeout: float = 30.0) -> None:
         self.app = app
         self.limit = limit
+        self.timeout = timeout
         self.reject = reject
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -146,9 +223,14 @@ class BodyLimit:
         chunks: list[bytes] = []
         size = 0
         more = not too_big
-        disconnected = False
+        late = disconnected = False
+        ends = time.monotonic() + self.timeout
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, ends - time.monotonic()))
+            except asyncio.TimeoutError:
+                late = True
+                break
             if message["type"] == "http.disconnect":
                 disconnected = True
                 break
@@ -159,8 +241,22 @@ class BodyLimit:
                 break
             chunks.append(body)
             more = bool(message.get("more_body"))
-        if too_big:
-            status, headers, payload = await self.reject(scope, self.limit)
+        if too_big or late:
+            if too_big:
+                refusal = (
+                    413,
+                    f"the request body is over the limit of {self.limit:,} bytes; send less "
+                    "context or raise --max-body-bytes",
+                    "RequestTooLarge",
+                )
+            else:
+                refusal = (
+                    408,
+                    f"the request body did not arrive within {self.timeout:g} s; send it "
+                    "faster or raise --body-timeout",
+                    "RequestTimeout",
+                )
+            status, headers, payload = await self.reject(scope, *refusal)
             await send(
                 {
                     "type": "http.response.start",

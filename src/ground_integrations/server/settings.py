@@ -4,7 +4,9 @@ Environment variables: ``GROUND_HOST``, ``GROUND_PORT``, ``GROUND_WORKERS``, ``G
 ``GROUND_JUDGE_CONFIG`` (a JSON object), ``GROUND_API_KEYS`` (comma-separated),
 ``GROUND_API_KEYS_FILE``, ``GROUND_NO_AUTH``, ``GROUND_MAX_BODY_BYTES``,
 ``GROUND_RATE_LIMIT`` (requests per minute per key), ``GROUND_REQUEST_TIMEOUT`` (seconds),
-``GROUND_MAX_IN_FLIGHT``, ``GROUND_CORS_ORIGINS`` (comma-separated).
+``GROUND_MAX_IN_FLIGHT``, ``GROUND_CORS_ORIGINS`` (comma-separated), ``GROUND_HEADER_TIMEOUT``,
+``GROUND_BODY_TIMEOUT``, ``GROUND_GRACEFUL_TIMEOUT`` (seconds), ``GROUND_AUTH_FAILURE_LIMIT``
+(failed key checks per minute per client address).
 A bad value raises :class:`ConfigurationError` with a one-line message naming the setting.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,11 @@ __all__ = ["ENV_PREFIX", "ServerSettings", "load_settings"]
 
 ENV_PREFIX = "GROUND_"
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain"}
+#: judge_config keys whose values are never logged or echoed (api_key, token, password...)
+_SECRET_NAME = re.compile(r"key|token|secret|password|passwd|credential|auth", re.IGNORECASE)
+#: what an API key may hold: printable ASCII without spaces or commas (HTTP header values are
+#: ASCII, and GROUND_API_KEYS separates keys with commas)
+_KEY_CHARS = re.compile(r"[!-+\--~]+")
 
 
 class ServerSettings(BaseModel):
@@ -49,6 +57,13 @@ class ServerSettings(BaseModel):
     max_in_flight: int = Field(4, ge=1, description="checks running at once per worker")
     cors_origins: tuple[str, ...] = ()
     graceful_timeout: float = Field(30.0, gt=0, description="seconds to finish in-flight work")
+    header_timeout: float = Field(
+        10.0, gt=0, description="seconds a connection has to send a request's headers"
+    )
+    body_timeout: float = Field(30.0, gt=0, description="seconds to receive a request's body")
+    auth_failure_limit: int = Field(
+        30, ge=0, description="failed key checks per minute per client address; 0: unlimited"
+    )
 
     @field_validator("api_keys", mode="before")
     @classmethod
@@ -75,12 +90,50 @@ class ServerSettings(BaseModel):
             )
         if any(len(k.get_secret_value()) < 8 for k in self.api_keys):
             raise ConfigurationError("every API key needs at least 8 characters")
+        for i, key in enumerate(self.api_keys, 1):
+            if not _KEY_CHARS.fullmatch(key.get_secret_value()):
+                raise ConfigurationError(
+                    f"API key {i} holds a character no client can send in an HTTP header (a "
+                    "non-ASCII letter, a space, a comma or a control character); use printable "
+                    "ASCII only"
+                )
 
     def public(self) -> dict[str, Any]:
-        """The settings without keys (what may be logged)."""
+        """The settings without secrets (what may be logged): the number of API keys, and the
+        judge's settings with every value under a key-, token- or password-like name hidden."""
         out = self.model_dump(exclude={"api_keys"})
         out["api_keys"] = len(self.api_keys)
+        out["judge_config"] = redacted(self.judge_config)
         return out
+
+
+def redacted(value: Any, name: str = "") -> Any:
+    """``value`` with every value under a secret-like name (``api_key``, ``token``...) as
+    ``"***"``, recursively."""
+    if name and _SECRET_NAME.search(name):
+        return "***"
+    if isinstance(value, dict):
+        return {k: redacted(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redacted(v) for v in value]
+    return value
+
+
+def _echo(error: Any) -> str:
+    """`` (got VALUE)`` for a plain value of a known, non-secret setting; nothing for keys, the
+    judge's settings, unknown names (a misspelt ``judge_config`` may hold a key) or objects."""
+    loc = error.get("loc") or ()
+    value = error.get("input")
+    if (
+        not loc
+        or loc[0] not in ServerSettings.model_fields
+        or loc[0] in ("api_keys", "judge_config")
+        or error.get("type") == "extra_forbidden"
+    ):
+        return ""
+    if isinstance(value, dict | list | tuple) or _SECRET_NAME.search(str(loc[-1])):
+        return ""
+    return f" (got {str(value)[:40]!r})"
 
 
 def _is_loopback(host: str) -> bool:
@@ -117,6 +170,10 @@ _ENV_FIELDS = {
     "request_timeout": "REQUEST_TIMEOUT",
     "max_in_flight": "MAX_IN_FLIGHT",
     "cors_origins": "CORS_ORIGINS",
+    "header_timeout": "HEADER_TIMEOUT",
+    "body_timeout": "BODY_TIMEOUT",
+    "graceful_timeout": "GRACEFUL_TIMEOUT",
+    "auth_failure_limit": "AUTH_FAILURE_LIMIT",
 }
 
 
@@ -178,8 +235,7 @@ def load_settings(
         settings = ServerSettings.model_validate(merged)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
-            + ("" if e["loc"] and e["loc"][0] == "api_keys" else f" (got {e.get('input')!r})")
+            f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}{_echo(e)}"
             for e in exc.errors()
         )
         raise ConfigurationError(f"invalid server settings: {problems}") from None

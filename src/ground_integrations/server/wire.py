@@ -22,6 +22,7 @@ __all__ = [
     "azure_error_body",
     "count_tokens",
     "openai_error_body",
+    "printable",
 ]
 
 #: Model names the Upstage-style routes answer to (the last two are Upstage's own names, so
@@ -38,6 +39,17 @@ AZURE_MAX_QUERY_CHARS = 7_500
 
 Flavour = Literal["openai", "azure"]
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def printable(text: str, limit: int = 60) -> str:
+    """Client text fit to quote in an error: at most ``limit`` characters, with lone surrogates
+    and control characters escaped (``\\ud800``, ``\\n``), so the reply and the log stay valid
+    and one line."""
+    cut = text[:limit]
+    out = "".join(
+        c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else ascii(c)[1:-1] for c in cut
+    )
+    return out + ("..." if len(text) > limit else "")
 
 
 def count_tokens(text: str) -> int:
@@ -98,6 +110,12 @@ class UpstageMessage(BaseModel):
     content: str | None = Field(None, description="must not be empty")
 
 
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    include_usage: bool = Field(False, description="send a last chunk with usage")
+
+
 class UpstageRequest(BaseModel):
     """Upstage's groundedness check: two messages, user = context, assistant = answer."""
 
@@ -106,6 +124,10 @@ class UpstageRequest(BaseModel):
     model: str = Field(description="groundedness-check (or solar-1-mini-groundedness-check)")
     messages: list[UpstageMessage]
     temperature: float | None = Field(None, ge=0, le=2, description="accepted and ignored")
+    stream: bool = Field(
+        False, description="true: the verdict as a text/event-stream of chat.completion.chunk"
+    )
+    stream_options: StreamOptions | None = None
 
 
 class AzureQnA(BaseModel):

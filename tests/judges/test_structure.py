@@ -1,0 +1,116 @@
+"""One-fact edits read from word order: each check fires on the edit, not on a rewording."""
+
+from __future__ import annotations
+
+import pytest
+
+from ground_integrations import GroundednessChecker, UngroundedKind, Verdict
+from ground_integrations.judges._structure import conflicts
+from ground_integrations.text import split_sentences
+
+MATCH = (
+    "In Saturday's final at Lakeside Stadium, Northbridge Rovers beat Castlemore United 3-1. "
+    "Rovers captain Dan Ferreira scored twice, and substitute Jonah Pike added the third goal. "
+    "It was the club's second cup title, after its first win in 1998."
+)
+FIRM = (
+    "Harlow Foods reported revenue of 2.4 billion pounds. Chief executive Miriam Okoro said the "
+    "growth came mainly from its frozen-meals range."
+)
+TRIAL = (
+    "A daily walk after dinner may lower fasting glucose, a trial found. Customers should stop "
+    "using the kettles. In some patients the walk reduced the need for medication."
+)
+
+
+def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
+    window = [s.text for s in split_sentences(context)]
+    return [(c.check, c.said, c.instead) for c in conflicts(sentence, window)]
+
+
+@pytest.mark.parametrize(
+    ("context", "edit", "expected"),
+    [
+        (MATCH, "Castlemore United beat Northbridge Rovers 3-1.", ("role", "Castlemore United")),
+        (MATCH, "Jonah Pike scored twice in the final.", ("role", "Jonah Pike")),
+        (MATCH, "Rovers coach Dan Ferreira scored twice.", ("title", "Dan Ferreira / coach")),
+        (FIRM, "Founder Miriam Okoro said the growth came from frozen meals.", ("title", None)),
+        (MATCH, "It was the club's first cup title.", ("ordinal", "first")),
+        (TRIAL, "Customers must stop using the kettles.", ("modal", "must")),
+        (TRIAL, "A daily walk after dinner lowers fasting glucose.", ("hedge", "lowers")),
+        (TRIAL, "In all patients the walk reduced the need for medication.", ("quantifier", "all")),
+        (
+            "The river is wider than the canal.",
+            "The canal is wider than the river.",
+            ("comparison", "wider"),
+        ),
+    ],
+)
+def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
+    checks = found(context, edit)
+    check, said = expected
+    assert any(c == check and (said is None or s == said) for c, s, _ in checks), checks
+
+
+@pytest.mark.parametrize(
+    ("context", "rewording"),
+    [
+        # the passive turns the roles round with the verb
+        (MATCH, "Castlemore United were beaten by Northbridge Rovers 3-1."),
+        (MATCH, "Dan Ferreira, the Rovers captain, scored twice."),
+        # both ranks are the sentence's own
+        (MATCH, "The second title came after the first win in 1998."),
+        # a hedge kept in other words, or a gerund that claims nothing alone
+        (TRIAL, "A daily walk after dinner could help lower fasting glucose."),
+        (TRIAL, "Customers should stop using the kettles."),
+        ("The river is wider than the canal.", "The canal is narrower than the river."),
+        (
+            "The probe carries a camera more sensitive than the old one.",
+            "The old camera is less sensitive than the one the probe carries.",
+        ),
+        # a place after a comma is no appositive; a name before a noun does nothing
+        (
+            "The remains were found in a Jenkins County dumpster in 1988.",
+            "The remains were found in a Georgia dumpster in 1988.",
+        ),
+        (
+            "Swimming is allowed only at the two marked beaches of Lake Virel.",
+            "Swimming is allowed at the two marked beaches.",
+        ),
+    ],
+)
+def test_a_rewording_is_no_conflict(context, rewording) -> None:
+    assert found(context, rewording) == []
+
+
+def test_the_checker_reports_the_words_at_fault_as_contradicted() -> None:
+    result = GroundednessChecker().check(
+        [MATCH], "Castlemore United beat Northbridge Rovers 3-1. Rovers coach Dan Ferreira scored."
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    spans = {d.text: d for d in result.ungrounded_details}
+    assert spans["Castlemore United"].kind is UngroundedKind.CONTRADICTED
+    assert "Northbridge Rovers" in spans["Castlemore United"].reason
+    assert spans["coach"].kind is UngroundedKind.CONTRADICTED
+    assert "captain" in spans["coach"].reason
+
+
+def test_an_overstated_hedge_is_unsupported_not_contradicted() -> None:
+    result = GroundednessChecker().check(
+        [TRIAL], "A daily walk after dinner lowers fasting glucose."
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    (detail,) = result.ungrounded_details
+    assert detail.text == "lowers"
+    assert detail.kind is UngroundedKind.UNSUPPORTED
+    assert "may lower" in detail.reason
+
+
+def test_titles_are_read_across_the_context() -> None:
+    context = [
+        "Kestrel Software was founded in 2009. Ines Duarte, its chief executive, lives in Porto.",
+        "The company has offices in Porto, Berlin and Austin.",
+    ]
+    result = GroundednessChecker().check(context, "Chairman Ines Duarte lives in Porto.")
+    assert result.verdict is Verdict.NOT_GROUNDED
+    assert any("chief executive" in d.reason for d in result.ungrounded_details)
