@@ -7,7 +7,7 @@ checks read the variant against the sentence it came from with its neighbours as
 Only the checks are measured here (not the whole judge): the share of edits of each kind they
 catch, and of rewordings they wrongly flag.
 
-    python benchmarks/structural_checks.py --out benchmarks/results/structural_checks.txt
+    python benchmarks/structural_checks.py --sentences 3000 --out benchmarks/results/structural_checks.txt
 """
 
 from __future__ import annotations
@@ -28,11 +28,51 @@ from ground_integrations.judges._structure import conflicts  # noqa: E402
 from ground_integrations.text import split_sentences  # noqa: E402
 
 
+def labelled(paths: list[str]) -> list[str]:
+    from ground_integrations.judges.heuristic import HeuristicJudge
+    from ground_integrations.models import GroundednessRequest
+
+    judge = HeuristicJudge()
+    counts: Counter[tuple[str, bool]] = Counter()
+    fired: Counter[tuple[str, bool]] = Counter()
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                request = GroundednessRequest(
+                    context=r["context"],
+                    answer=r["answer"],
+                    query=r.get("query"),
+                    task=r.get("task", "QnA"),
+                    domain=r.get("domain", "Generic"),
+                )
+                _, _, feats = judge.analyse(request)
+                key = (f"{r.get('dataset')}:{r.get('task')}", r["label"] == "grounded")
+                counts[key] += 1
+                fired[key] += any(f.conflicts for f in feats)
+    out = [f"{'group':28s} {'grounded':>14s} {'hallucinated':>14s}"]
+    for group in sorted({g for g, _ in counts}):
+        cells = [f"{fired[group, g]:5d}/{counts[group, g]:<5d}" for g in (True, False)]
+        out.append(f"{group:28s} {cells[0]:>14s} {cells[1]:>14s}")
+    cells = [
+        f"{sum(fired[k] for k in counts if k[1] is g):5d}/{sum(counts[k] for k in counts if k[1] is g):<5d}"
+        for g in (True, False)
+    ]
+    out.append(f"{'all':28s} {cells[0]:>14s} {cells[1]:>14s}")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "rag_dev.jsonl"))
     ap.add_argument("--sentences", type=int, default=3000, help="context sentences to edit")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--labelled",
+        nargs="*",
+        default=[str(ROOT.parent / "shared" / "data" / n) for n in ("rag_dev.jsonl", "dev.jsonl")],
+        help="labelled files: how many grounded and hallucinated answers the checks fire on",
+    )
     ap.add_argument("--out", help="also write the report here")
     args = ap.parse_args()
 
@@ -84,6 +124,8 @@ def main() -> None:
                 lines.append(f"{k:10s} {cat:18s} {n:6d} {found[k, cat] / n:8.1%}")
         if n_all:
             lines.append(f"{kind:10s} {'all':18s} {n_all:6d} {f_all / n_all:8.1%}")
+    lines += ["", "labelled answers with a structural conflict in some sentence (the checks alone)"]
+    lines += labelled(args.labelled)
     report = "\n".join(lines)
     print(report)
     if args.out:
