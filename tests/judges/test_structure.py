@@ -44,6 +44,11 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             "The canal is wider than the river.",
             ("comparison", "wider"),
         ),
+        (
+            "The Eiffel Tower was completed in 1889 in Paris.",
+            "The Eiffel Tower was not completed in 1889.",
+            ("negation", "not completed"),
+        ),
     ],
 )
 def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
@@ -76,6 +81,13 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
         (
             "Swimming is allowed only at the two marked beaches of Lake Virel.",
             "Swimming is allowed at the two marked beaches.",
+        ),
+        # a negation the context makes too, or an antonym of the context's word
+        ("Fees for home students will not change next year.", "Fees will not change."),
+        ("Unemployment stayed at 4.1% last year.", "Unemployment did not change from 4.1%."),
+        (
+            "The plant stopped generating electricity in 2022.",
+            "The plant has not generated electricity since 2022.",
         ),
     ],
 )

@@ -73,6 +73,8 @@ class Conflict:
             return f"it calls {name} '{title}' where the context says '{self.instead}'"
         if self.check == "comparison":
             return f"it compares with '{self.said}' the other way round from the context"
+        if self.check == "negation":
+            return f"it says '{self.said}' where the context says '{self.instead}'"
         if self.check == "hedge":
             return f"it states '{self.said}' where the context only says '{self.instead}'"
         return f"it says '{self.said}' where the context says '{self.instead}'"
@@ -671,6 +673,67 @@ def _comparisons(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> li
     return out
 
 
+#: Verbs that negate the word after them in the context ("stopped generating").
+_ENDING = frozenset("stop stops stopped ceased ceases quit halted ended refused refuses".split())
+_NEGATING = NEGATIONS | _ENDING
+
+
+def _negated_word(toks: Sequence[_Tok], n: int) -> int | None:
+    """The content word a negation at ``n`` negates: the first after it in its clause, past
+    auxiliaries ("not *completed*", "cannot be *taken*", "no *injuries*")."""
+    for k in range(n + 1, min(len(toks), n + 4)):
+        if _CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
+            return None
+        if toks[k].low in _NEGATING:
+            return None  # "not only", "no, not": left to the rest
+        if toks[k].key:
+            return k
+        if toks[k].low not in _AUXILIARIES and toks[k].low not in ("to", "a", "an", "the", "any"):
+            return None
+    return None
+
+
+def _negated_at(toks: Sequence[_Tok], k: int) -> bool:
+    """A negation stands within three words before ``k``, inside its clause."""
+    for m in range(k - 1, max(-1, k - 4), -1):
+        if _CLAUSE_END.search(toks[m + 1].gap) or toks[m + 1].gap.strip() == ",":
+            return False
+        if toks[m].low in _NEGATING:
+            return True
+    return False
+
+
+def _negations(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[Conflict]:
+    """A negation the window does not make about the same words ("the tower was not completed
+    in 1889" where it was completed in 1889): the negated word stands in a window sentence with
+    at least two of the same neighbours and no negation anywhere in that sentence."""
+    said = [
+        (n, k)
+        for n, t in enumerate(toks)
+        if t.low in ("not", "never") and (k := _negated_word(toks, n)) is not None
+    ][:MAX_ITEMS]
+    if not said:
+        return []
+    out = []
+    plain = [wt for wt in window if not any(w.low in _NEGATING for w in wt)]
+    for n, k in said:
+        near = _near(toks, k)
+        for wt in plain:
+            j = next(
+                (
+                    j
+                    for j, w in enumerate(wt[: MAX_WINDOW_ITEMS * 4])
+                    if w.key == toks[k].key and len(_near(wt, j) & near) >= 2
+                ),
+                None,
+            )
+            if j is not None:
+                words = " ".join(t.text for t in toks[n : k + 1])
+                out.append(Conflict(words, wt[j].text, "negation"))
+                break
+    return out
+
+
 def conflicts(sentence: str, window: Sequence[str], context: Sequence[str] = ()) -> list[Conflict]:
     """What ``sentence`` states differently from its supporting ``window`` (its sentences' texts);
     ``context``: the context sentences that mention the sentence's names, for their titles."""
@@ -688,4 +751,5 @@ def conflicts(sentence: str, window: Sequence[str], context: Sequence[str] = ())
     found += _graded(toks, win, _MODAL_STRENGTH, "modal")
     found += _graded(toks, win, _QUANTITY_STRENGTH, "quantifier", attached=True)
     found += _hedges(toks, win)
+    found += _negations(toks, win)
     return found
