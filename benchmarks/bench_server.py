@@ -1,18 +1,27 @@
-"""The service's throughput and latency on loopback, against the checker called in-process.
+"""The service's latency and throughput on real records, against the checker called in-process.
 
-Starts ``ground serve`` (embedded judge) with 1 and then 2 workers, sends a fixed mix of QnA and
-Summarization requests in the Azure wire format at concurrency 1, 8 and 32 (fixed request counts,
-so it stops by itself), and prints requests/s and p50/p99 latency. The in-process figure is
-``GroundednessChecker.check`` on the same requests, one at a time; the overhead ratio is the
-service's mean (and p50) latency at concurrency 1 over the in-process one. The machine
-may be busy with other work: figures are for comparison within one run.
+Both sides run the same default checker (``GroundednessChecker(cache_size=0)`` with the
+embedded judge, as a ``ground serve`` worker builds it) and are warmed the same way: the
+service's own warm-up check, then the same ``--warm`` records, checked one at a time (the model
+loads and its first runs are paid there, on both sides). Then both check the same ``--records``
+records (one answer per distinct context of ``rag_dev.jsonl``, in file order, disjoint from the
+warm-up ones) at concurrency 1 and 8: in-process from 1 or 8 threads calling
+``checker.check``, the service through its Azure route from 1 or 8 concurrent clients on
+loopback. The two sides alternate, level by level, for ``--rounds`` rounds, so a change of load
+on a shared machine falls on both; each side's figures are over all its rounds.
 
-    PYTHONPATH=src python benchmarks/bench_server.py | tee benchmarks/results/server.txt
+The overhead ratios are the service's mean latency over the in-process one and its requests/s
+over the in-process ones, at each concurrency (the targets: at most 1.10x the latency at
+concurrency 1 and 1.20x at 8).
+
+    PYTHONPATH=src python benchmarks/bench_server.py [RAG_DEV.jsonl] | tee benchmarks/results/server.txt
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import os
 import platform
 import socket
@@ -20,7 +29,9 @@ import statistics
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -28,42 +39,36 @@ from ground_integrations import GroundednessChecker
 
 KEY = "bench-key-0123456789"
 ROOT = Path(__file__).resolve().parents[1]
-REQUESTS = {1: 48, 8: 96, 32: 128}  # per concurrency level
-WORKERS = (1, 2)
-
-PASSAGES = [
-    "Mauna Kea is an inactive volcano on the island of Hawaiʻi. Its peak is 4,207.3 m above sea "
-    "level, making it the highest point in Hawaii and second-highest peak of an island on Earth.",
-    "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres tall "
-    "and was the tallest man-made structure in the world until 1930.",
-    "Aspirin is used to reduce fever and relieve mild to moderate pain. The usual adult dose is "
-    "300 to 600 mg every four hours, up to 4 g a day.",
-    "The Amazon river flows through Peru, Colombia and Brazil into the Atlantic Ocean. It carries "
-    "more water than any other river on Earth.",
-]
-MIX = [
-    ("Summarization", None, PASSAGES[0], "Mauna Kea is 5,207.3 meters tall."),
-    ("Summarization", None, PASSAGES[1], "The Eiffel Tower, finished in 1889, is 330 metres tall."),
-    (
-        "QnA",
-        "What is the adult dose of aspirin?",
-        PASSAGES[2],
-        "Take 300 to 600 mg every four hours.",
-    ),
-    ("QnA", "Where does the Amazon end?", PASSAGES[3], "It flows into the Pacific Ocean."),
-    ("Summarization", None, PASSAGES[3], "The Amazon carries more water than any other river."),
-    ("QnA", "How tall is Mauna Kea?", PASSAGES[0], "Its peak is 4,207.3 m above sea level."),
-    ("QnA", "When was the Eiffel Tower completed?", PASSAGES[1], "It was completed in 1899."),
-    ("Summarization", None, PASSAGES[2], "Adults may take up to 10 g of aspirin a day."),
-]
+DATA = Path("/work/shared/data/rag_dev.jsonl")
+WARMUP = (["The service is up."], "The service is up.")  # what a worker checks on loading
+LEVELS = (1, 8)
+AZURE = "/contentsafety/text:detectGroundedness"
 
 
-def body(i: int) -> dict[str, object]:
-    task, query, passage, answer = MIX[i % len(MIX)]
-    out: dict[str, object] = {"task": task, "text": answer, "groundingSources": [passage]}
-    if query:
-        out["qna"] = {"query": query}
+def distinct_records(path: Path) -> list[dict[str, Any]]:
+    """One record per distinct context, in file order."""
+    seen: set[str] = set()
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        key = json.dumps(record["context"], ensure_ascii=False)
+        if key not in seen:
+            seen.add(key)
+            out.append(record)
     return out
+
+
+def azure_body(r: dict[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "task": r["task"],
+        "text": r["answer"],
+        "groundingSources": r["context"],
+    }
+    if r["task"] == "QnA":
+        body["qna"] = {"query": r["query"]}
+    return body
 
 
 def pct(values: list[float], q: float) -> float:
@@ -77,115 +82,169 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def in_process() -> list[float]:
-    checker = GroundednessChecker(cache_size=0)
-    checker.check([PASSAGES[0]], "warm up")
-    times = []
-    for i in range(REQUESTS[1]):
-        task, query, passage, answer = MIX[i % len(MIX)]
+class InProcess:
+    def __init__(self) -> None:
+        self.checker = GroundednessChecker(cache_size=0)
+        self.checker.check(*WARMUP)
+
+    def one(self, r: dict[str, Any]) -> float:
         started = time.perf_counter()
-        checker.check([passage], answer, query, task=task)
-        times.append(time.perf_counter() - started)
-    return times
+        self.checker.check(r["context"], r["answer"], r.get("query"), task=r["task"])
+        return time.perf_counter() - started
 
-
-async def load(url: str, concurrency: int, count: int) -> tuple[float, list[float]]:
-    gate = asyncio.Semaphore(concurrency)
-    times: list[float] = []
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
-
-        async def one(i: int) -> None:
-            async with gate:
-                started = time.perf_counter()
-                r = await client.post(
-                    "/contentsafety/text:detectGroundedness",
-                    params={"api-version": "2024-09-15-preview"},
-                    headers={"Ocp-Apim-Subscription-Key": KEY},
-                    json=body(i),
-                )
-                times.append(time.perf_counter() - started)
-                if r.status_code != 200:
-                    raise RuntimeError(f"HTTP {r.status_code}: {r.text[:200]}")
-
+    def run(self, records: list[dict[str, Any]], concurrency: int) -> tuple[float, list[float]]:
         started = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(count)))
+        if concurrency == 1:
+            times = [self.one(r) for r in records]
+        else:
+            with ThreadPoolExecutor(concurrency) as pool:
+                times = list(pool.map(self.one, records))
         return time.perf_counter() - started, times
 
 
-def start(workers: int) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {**os.environ, "GROUND_API_KEYS": KEY, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ground_integrations.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--rate-limit",
-            "0",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if all(httpx.get(f"{url}/readyz").status_code == 200 for _ in range(2 * workers)):
-                return proc, url
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("the service did not start")
+class Service:
+    def __init__(self, workers: int) -> None:
+        port = free_port()
+        env = {**os.environ, "GROUND_API_KEYS": KEY, "PYTHONPATH": str(ROOT / "src")}
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ground_integrations.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--workers",
+                str(workers),
+                "--rate-limit",
+                "0",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            try:
+                if all(httpx.get(f"{self.url}/readyz").status_code == 200 for _ in range(workers)):
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        self.proc.kill()
+        raise RuntimeError("the service did not start")
+
+    def run(self, records: list[dict[str, Any]], concurrency: int) -> tuple[float, list[float]]:
+        return asyncio.run(self._load(records, concurrency))
+
+    async def _load(
+        self, records: list[dict[str, Any]], concurrency: int
+    ) -> tuple[float, list[float]]:
+        gate = asyncio.Semaphore(concurrency)
+        times: list[float] = []
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        async with httpx.AsyncClient(base_url=self.url, timeout=120, limits=limits) as client:
+
+            async def one(r: dict[str, Any]) -> None:
+                async with gate:
+                    started = time.perf_counter()
+                    response = await client.post(
+                        AZURE,
+                        params={"api-version": "2024-09-15-preview"},
+                        headers={"Ocp-Apim-Subscription-Key": KEY},
+                        json=azure_body(r),
+                    )
+                    times.append(time.perf_counter() - started)
+                    if response.status_code != 200:
+                        raise RuntimeError(f"HTTP {response.status_code}: {response.text[:200]}")
+
+            started = time.perf_counter()
+            await asyncio.gather(*(one(r) for r in records))
+            return time.perf_counter() - started, times
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(60)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="?", default=str(DATA), help="a rag_dev.jsonl file")
+    parser.add_argument("--records", type=int, default=96, help="records measured per pass")
+    parser.add_argument("--warm", type=int, default=16, help="warm-up records, each side")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    args = parser.parse_args()
+    pool = distinct_records(Path(args.data))
+    if len(pool) < args.warm + args.records:
+        raise SystemExit(f"{args.data} has {len(pool)} distinct contexts; fewer records please")
+    warm, records = pool[: args.warm], pool[args.warm : args.warm + args.records]
+    tasks = {t: sum(r["task"] == t for r in records) for t in ("QnA", "Summarization")}
     print(
         f"bench_server: python {platform.python_version()}, {os.cpu_count()} CPUs, "
-        f"{platform.machine()}; embedded judge; {len(MIX)} requests (4 QnA, 4 Summarization) "
-        "cycled; Azure wire format"
+        f"{platform.machine()}; embedded judge; {len(records)} records of {Path(args.data).name} "
+        f"({tasks['QnA']} QnA, {tasks['Summarization']} Summarization; one per distinct "
+        f"context), {args.warm} others to warm up each side; {args.rounds} rounds; service "
+        "through its Azure route"
     )
-    base = in_process()
-    base_p50 = statistics.median(base)
-    print(
-        f"in-process checker.check, one at a time: {len(base)} requests, "
-        f"{len(base) / sum(base):.1f} req/s, p50 {base_p50 * 1000:.1f} ms, "
-        f"p99 {pct(base, 0.99) * 1000:.1f} ms"
-    )
-    print()
-    print(f"{'workers':>7} {'conc':>5} {'requests':>8} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8}")
-    overhead = mean_ratio = None
-    for workers in WORKERS:
-        proc, url = start(workers)
+    local = InProcess()
+    for r in warm:
+        local.one(r)
+    rows = []
+    overhead: dict[int, tuple[float, float]] = {}
+    for workers in args.workers:
+        service = Service(workers)
         try:
-            asyncio.run(load(url, 1, 8))  # warm-up, not counted
-            for concurrency, count in REQUESTS.items():
-                wall, times = asyncio.run(load(url, concurrency, count))
-                p50 = statistics.median(times)
-                if workers == 1 and concurrency == 1:
-                    overhead = p50 / base_p50
-                    mean_ratio = statistics.mean(times) / statistics.mean(base)
-                print(
-                    f"{workers:>7} {concurrency:>5} {count:>8} {count / wall:>7.1f} "
-                    f"{p50 * 1000:>8.1f} {pct(times, 0.99) * 1000:>8.1f}"
-                )
+            asyncio.run(service._load(warm, 1))
+            walls: dict[tuple[str, int], list[float]] = {}
+            times: dict[tuple[str, int], list[float]] = {}
+            for _ in range(args.rounds):
+                for level in LEVELS:
+                    for name, side in (("in-process", local), ("service", service)):
+                        if name == "in-process" and workers != args.workers[0]:
+                            continue  # measured once, beside the first service
+                        wall, t = side.run(records, level)
+                        walls.setdefault((name, level), []).append(wall)
+                        times.setdefault((name, level), []).extend(t)
         finally:
-            proc.terminate()
-            proc.wait(60)
+            service.close()
+        for (name, level), t in times.items():
+            rate = len(t) / sum(walls[name, level])
+            label = (
+                name if name == "in-process" else f"service, {workers} worker{'s' * (workers > 1)}"
+            )
+            rows.append((label, level, len(t), rate, statistics.mean(t), pct(t, 0.5), pct(t, 0.99)))
+            if name == "in-process":
+                base = (statistics.mean(t), rate)
+                overhead.setdefault(-level, base)
+            elif workers == args.workers[0]:
+                base_mean, base_rate = overhead[-level]
+                overhead[level] = (statistics.mean(t) / base_mean, rate / base_rate)
     print()
-    print("service overhead at concurrency 1, 1 worker, against the in-process checker:")
-    print(f"  mean latency {mean_ratio:.2f}x, p50 {overhead:.2f}x")
-    print("  (the median request is one the judge settles quickly, so HTTP and JSON weigh most")
-    print("  on it; the mean is what a client pays on this mix)")
-    print(f"note: {os.cpu_count()} CPUs shared with whatever else runs on the machine; a second")
-    print("  worker only helps when a core is free")
+    print(
+        f"{'':<22} {'conc':>4} {'checks':>6} {'req/s':>6} {'mean ms':>8} {'p50 ms':>7} {'p99 ms':>7}"
+    )
+    for label, level, n, rate, mean, p50, p99 in rows:
+        print(
+            f"{label:<22} {level:>4} {n:>6} {rate:>6.1f} {mean * 1000:>8.1f} {p50 * 1000:>7.1f} "
+            f"{p99 * 1000:>7.1f}"
+        )
+    print()
+    workers = args.workers[0]
+    print(f"service ({workers} worker) over in-process, same records, same warm-up:")
+    for level, target in zip(LEVELS, (1.10, 1.20)):
+        latency, rate = overhead[level]
+        verdict = "meets" if latency <= target else "misses"
+        print(
+            f"  concurrency {level}: mean latency {latency:.2f}x ({verdict} the {target:.2f}x "
+            f"target), requests/s {rate:.2f}x"
+        )
+    print(
+        f"note: {os.cpu_count()} CPUs shared with whatever else runs on the machine; the "
+        "client's own work\n  (HTTP, JSON) runs on them too, and a second worker only helps "
+        "when a core is free"
+    )
 
 
 if __name__ == "__main__":

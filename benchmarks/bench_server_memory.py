@@ -132,7 +132,9 @@ def main() -> None:
                     raise RuntimeError(f"HTTP {r.status_code}: {r.text[:200]}")
                 peak = max(peak, rss_mb(proc))
                 if k % 10 == 0:
-                    print(f"after {k:3d} requests: {rss_mb(proc):.0f} MB (peak so far {peak:.0f} MB)")
+                    print(
+                        f"after {k:3d} requests: {rss_mb(proc):.0f} MB (peak so far {peak:.0f} MB)"
+                    )
         print(f"({time.perf_counter() - started:.0f} s of checks)")
         time.sleep(args.idle)
         print(f"after {args.idle:g} s idle: {rss_mb(proc):.0f} MB; peak {peak:.0f} MB")

@@ -2,7 +2,8 @@
 notebooks are saved with, which the docs site shows)::
 
     .venv/bin/python -m tests.screenshots               # the screenshots
-    .venv/bin/python -m tests.screenshots --notebooks   # and the notebooks' saved outputs
+    .venv/bin/python -m tests.screenshots --notebooks   # and every notebook's saved outputs
+    .venv/bin/python -m tests.screenshots --notebooks evaluate_a_rag_pipeline.ipynb  # one
 
 - ``docs/assets/result-display.png``: a groundedness result, a citation check and an enforce
   outcome as Jupyter shows them (their ``_repr_html_``), in a light and a dark theme;
@@ -64,7 +65,7 @@ def result_display(out: Path, work: Path) -> None:
     page.write_text(display_page(picked), encoding="utf-8")
     seen = probe(page, work, width=1400)
     assert seen["errors"] == [] and seen["resources"] == [], seen
-    screenshot(page, out, size="1400,1500")
+    screenshot(page, out, size="1400,1300")
 
 
 def notebook_figures(notebook: Any, out: Path, work: Path) -> None:
@@ -99,7 +100,10 @@ def notebook_figures(notebook: Any, out: Path, work: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.screenshots", description=__doc__)
     parser.add_argument(
-        "--notebooks", action="store_true", help="also save every notebook with fresh outputs"
+        "--notebooks",
+        nargs="*",
+        metavar="NAME",
+        help="also save these notebooks (file names; none: all of them) with fresh outputs",
     )
     args = parser.parse_args(argv)
     if CHROMIUM is None:
@@ -109,11 +113,16 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        result_display(ASSETS / "result-display.png", work)
+        result_display(ASSETS / "result-display.png", work)  # also checks the page is clean
         print(f"wrote {ASSETS / 'result-display.png'}")
-        for path in sorted(NOTEBOOKS.glob("*.ipynb")) if args.notebooks else [EVALUATION]:
+        saved = sorted(NOTEBOOKS.glob("*.ipynb"))
+        if args.notebooks:
+            saved = [NOTEBOOKS / name for name in args.notebooks]
+        elif args.notebooks is None:
+            saved = []
+        for path in sorted({*saved, EVALUATION}):
             notebook = execute(path)
-            if args.notebooks:
+            if path in saved:
                 nbformat.write(notebook, path)
                 print(f"saved {path} with its outputs")
             if path == EVALUATION:

@@ -503,3 +503,74 @@ def test_a_correction_rewrites_the_text_the_judge_read(checker: GroundednessChec
     assert asked == ["Python was first released in 1995."]
     assert enforced.answer == "The tower was completed in 1889. Python was first released in 1991."
     assert enforced.decision.action is Action.PASS and enforced.corrections == 1
+
+
+# -- cost -----------------------------------------------------------------------------------------
+
+
+def _stations(n: int, wrong_every: int = 0) -> tuple[list[str], str]:
+    """``n`` sentences, each citing its own pair of ``n + 1`` passages (every ``wrong_every``-th
+    one a pair that does not hold its figure)."""
+    passages = [
+        f"Station {i} recorded {i * 3 + 7} millimetres of rain on day {i % 28 + 1} of the survey."
+        for i in range(n + 1)
+    ]
+    sentences = []
+    for i in range(n):
+        first = (i + 5) % n + 1 if wrong_every and i % wrong_every == 0 else i + 1
+        sentences.append(
+            f"Station {i} recorded {i * 3 + 7} millimetres of rain [{first}, {i + 2}]."
+        )
+    return passages, " ".join(sentences)
+
+
+def _judged_sentences(recording: RecordingJudge) -> int:
+    from ground_integrations.text import split_sentences
+
+    return sum(len(split_sentences(call.answer)) for call in recording.calls)
+
+
+def test_each_sentence_is_judged_once_whatever_the_number_of_cited_sets(
+    checker: GroundednessChecker,
+) -> None:
+    n = 120
+    passages, answer = _stations(n)
+    recording = RecordingJudge(checker.judge)
+    result = GroundednessChecker(recording, cache_size=0).check_citations(passages, answer)
+    assert result.ok and result.checks == n  # one check per distinct pair...
+    assert _judged_sentences(recording) == n  # ... of its own sentence, not of the whole answer
+    assert all(len(call.context) == 2 for call in recording.calls)
+
+
+def test_failing_sentences_are_searched_in_a_bounded_number_of_passages(
+    checker: GroundednessChecker,
+) -> None:
+    from ground_integrations.citations import SEARCH_PASSAGES
+
+    n = 120
+    passages, answer = _stations(n, wrong_every=10)
+    recording = RecordingJudge(checker.judge)
+    result = GroundednessChecker(recording, cache_size=0).check_citations(passages, answer)
+    miscited = [s for s in result.sentences if s.status is CitationStatus.MISCITED]
+    assert len(miscited) == n // 10 and result.counts()["ok"] == n - n // 10
+    for s in miscited:  # the passage that holds its figure is found among the candidates
+        i = int(s.claim_text.split()[1])
+        assert i in [r.index for r in s.supported_elsewhere]
+    assert _judged_sentences(recording) <= n + (n // 10) * SEARCH_PASSAGES
+
+
+def test_sentences_citing_one_set_are_judged_together_and_apart_from_others(
+    checker: GroundednessChecker,
+) -> None:
+    recording = RecordingJudge(checker.judge)
+    answer = (
+        "Its peak is 4,207.3 m above sea level [1]. The tower was completed in 1889 [2]. "
+        "Mauna Kea is an inactive volcano [1]."
+    )
+    result = GroundednessChecker(recording, cache_size=0).check_citations(CONTEXT, answer)
+    assert result.ok
+    calls = {call.context: call.answer for call in recording.calls}
+    assert calls == {
+        (MAUNA_KEA,): "Its peak is 4,207.3 m above sea level.\nMauna Kea is an inactive volcano.",
+        (EIFFEL,): "The tower was completed in 1889.",
+    }

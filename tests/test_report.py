@@ -350,8 +350,14 @@ def _hostile_report() -> str:
                 "spans": [{"start": 0, "end": 10, "reason": bad, "kind": bad}, {"start": "a"}],
                 "gold_spans": [[0, 5], "0-5", {"start": 2, "end": 10_000_000}],
                 "sentences": [
-                    {"start": 0, "end": 20, "score": 0.2, "verdict": bad, "reason": bad,
-                     "evidence": [bad]},
+                    {
+                        "start": 0,
+                        "end": 20,
+                        "score": 0.2,
+                        "verdict": bad,
+                        "reason": bad,
+                        "evidence": [bad],
+                    },
                     {"start": "x", "end": None, "score": bad, "verdict": None},
                 ],
             }
@@ -404,10 +410,24 @@ def test_resume_refuses_a_tampered_verdict_and_checks_the_record_again(
 @pytest.mark.parametrize("name", ["us$_$eu", "$\\frac{$", "price in $", "a$b$c"])
 def test_a_dollar_in_a_dataset_name_is_drawn_as_text(name: str) -> None:
     rows = [
-        {"id": "a", "dataset": name, "task": "QnA", "label": "grounded", "verdict": "grounded",
-         "score": 0.8, "latency_ms": 2.0},
-        {"id": "b", "dataset": name, "task": "QnA", "label": "notGrounded",
-         "verdict": "notGrounded", "score": 0.1, "latency_ms": 4.0},
+        {
+            "id": "a",
+            "dataset": name,
+            "task": "QnA",
+            "label": "grounded",
+            "verdict": "grounded",
+            "score": 0.8,
+            "latency_ms": 2.0,
+        },
+        {
+            "id": "b",
+            "dataset": name,
+            "task": "QnA",
+            "label": "notGrounded",
+            "verdict": "notGrounded",
+            "score": 0.1,
+            "latency_ms": 4.0,
+        },
     ]
     page = render_report(ReportInput(rows=rows, records={}, title=name))
     assert page.count("<svg") == 4
@@ -432,8 +452,9 @@ def test_figures_are_public_and_mark_the_cut_in_use(data: Path, tmp_path: Path) 
     for draw in (histogram_figure, sweep_figure):
         fig = draw(groups, cut)
         marked = {
-            ax.get_title(): {round(line.get_xdata()[0], 3) for line in ax.lines
-                             if line.get_linestyle() == "--"}
+            ax.get_title(): {
+                round(line.get_xdata()[0], 3) for line in ax.lines if line.get_linestyle() == "--"
+            }
             for ax in fig.axes
         }
         assert marked["ragtruth:QnA"] == {0.3} and marked["summedits:Summarization"] == {0.6}

@@ -19,9 +19,13 @@ How it works:
 3. **Sentences.** Markers are removed before judging (a judge would otherwise read ``[2]`` as an
    unsupported figure). The cleaned answer is split into sentences and each marker belongs to the
    sentence it sits in, or to the one it follows (``... tall.[2] Next``).
-4. **Judging.** The cleaned answer is checked once per distinct set of cited passages; a sentence
-   takes the verdict of its own span. Only when a sentence fails, or cites nothing in an answer
-   that cites elsewhere, is each remaining passage checked alone to find where support lies.
+4. **Judging.** The sentences that cite one set of passages are checked together against that
+   set (markers removed, in the answer's words and order); a sentence takes the verdict of its
+   own span. Only when a sentence fails, or cites nothing in an answer that cites elsewhere, is
+   it checked against each other passage alone to find where support lies: every passage when
+   there are at most :data:`SEARCH_PASSAGES`, else the ones sharing the most content words with
+   it. Each sentence is judged a bounded number of times, so the cost grows with the answer,
+   not with the answer times its number of distinct citations.
 
 Statuses: ``ok`` (supported by what it cites, or not a claim), ``miscited`` (supported by another
 passage, not by what it cites), ``unsupported`` (supported by no passage), ``uncited_claim`` (a
@@ -67,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "DEFAULT_CITATION_PATTERN",
+    "SEARCH_PASSAGES",
     "CitationMarker",
     "CitationResult",
     "CitationStatus",
@@ -496,6 +501,55 @@ class _Sentence:
 
 Request = dict[str, Any]
 _Plan = Generator[list[Request], list[GroundednessResult], CitationResult]
+_Found = tuple[Verdict, float] | None
+
+#: A sentence whose citation fails is checked against each passage it does not cite, to find
+#: where its support lies; past this many passages, against the ones sharing the most content
+#: words with it (a passage that shares none cannot support it).
+SEARCH_PASSAGES = 16
+
+
+def _excerpt(text: str, sentences: list[_Sentence], chosen: list[int]) -> tuple[str, list[int]]:
+    """The clean answer cut down to the ``chosen`` sentences (in order), and where each starts
+    in it: adjacent sentences keep what lies between them, others go on a line of their own.
+    All the sentences: the clean answer itself."""
+    if len(chosen) == len(sentences):
+        return text, [sentences[i].start for i in chosen]
+    parts: list[str] = []
+    starts: list[int] = []
+    size = 0
+    for k, i in enumerate(chosen):
+        if k:
+            prev = chosen[k - 1]
+            gap = text[sentences[prev].end : sentences[i].start] if prev == i - 1 else "\n"
+            parts.append(gap)
+            size += len(gap)
+        starts.append(size)
+        piece = text[sentences[i].start : sentences[i].end]
+        parts.append(piece)
+        size += len(piece)
+    return "".join(parts), starts
+
+
+def _content_words(text: str) -> set[str]:
+    return {folded for w in word_spans(text) if (folded := fold(w.text)) not in STOPWORDS}
+
+
+def _candidates(
+    sentence: str, passages: tuple[str, ...], cited: set[int], words: dict[int, set[str]]
+) -> list[int]:
+    """The passages a failing sentence is searched in: every one it does not cite, or, past
+    :data:`SEARCH_PASSAGES` of them, those sharing the most content words with it."""
+    others = [p for p in range(len(passages)) if p not in cited]
+    if len(others) <= SEARCH_PASSAGES:
+        return others
+    mine = _content_words(sentence)
+    for p in others:
+        if p not in words:
+            words[p] = _content_words(passages[p])
+    shared = [(len(mine & words[p]), p) for p in others]
+    best = sorted((item for item in shared if item[0]), key=lambda item: (-item[0], item[1]))
+    return sorted(p for _, p in best[:SEARCH_PASSAGES])
 
 
 def _span_verdict(result: GroundednessResult, start: int, end: int) -> tuple[Verdict, float] | None:
@@ -530,12 +584,10 @@ def _plan(
             field="answer",
         )
     sentences = [_Sentence(s.start, s.end, [], [], []) for s in spans]
+    starts = [s.start for s in sentences]
     for marker, at in zip(markers, clean.marker_at):
         # the sentence it sits in, else the one it follows, else the first
-        owner = 0
-        for i, s in enumerate(sentences):
-            if s.start <= at:
-                owner = i
+        owner = max(0, bisect_right(starts, at) - 1)
         sentences[owner].markers.append(marker)
     by_id = False
     for s in sentences:
@@ -549,44 +601,32 @@ def _plan(
                 s.cited.append(ref)
                 by_id = by_id or (ref.id is not None and ref.id.casefold() == label.casefold())
     uses_citations = bool(markers or sources)
-    checks = 0
 
-    # Round 1: the cleaned answer against each distinct set of cited passages.
-    sets = sorted({tuple(sorted(r.index for r in s.cited)) for s in sentences if s.cited})
-    verdicts: dict[tuple[int, ...], list[tuple[Verdict, float] | None]] = {}
-    results = yield [{**options, "context": [passages[i] for i in key]} for key in sets]
-    checks += len(sets)
-    for key, result in zip(sets, results):
-        verdicts[key] = [_span_verdict(result, s.start, s.end) for s in sentences]
+    # Round 1: each distinct set of cited passages against the sentences that cite it.
+    def key_of(s: _Sentence) -> tuple[int, ...]:
+        return tuple(sorted(r.index for r in s.cited))
 
-    # A judge without sentence verdicts: judge each sentence's text alone instead.
-    missing = [
-        (key, i)
-        for i, s in enumerate(sentences)
-        if s.cited and verdicts[key := tuple(sorted(r.index for r in s.cited))][i] is None
-    ]
-    if missing:
-        results = yield [
-            {
-                **options,
-                "context": [passages[j] for j in key],
-                "answer": clean.text[sentences[i].start : sentences[i].end],
-            }
-            for key, i in missing
-        ]
-        checks += len(missing)
-        for (key, i), result in zip(missing, results):
-            verdicts[key][i] = (result.verdict, result.score)
+    citing: dict[tuple[int, ...], list[int]] = {}
+    for i, s in enumerate(sentences):
+        if s.cited:
+            citing.setdefault(key_of(s), []).append(i)
+    # (passages, sentence) -> (verdict, score)
+    verdicts, checks = yield from _judge_groups(
+        clean.text,
+        sentences,
+        [([passages[p] for p in key], key, members) for key, members in sorted(citing.items())],
+        options,
+    )
 
-    def cited_support(s: _Sentence) -> CitationSupport | None:
+    def cited_support(i: int, s: _Sentence) -> CitationSupport | None:
         if not s.cited:
             return None
-        key = tuple(sorted(r.index for r in s.cited))
-        found = verdicts[key][sentences.index(s)]
+        key = key_of(s)
+        found = verdicts[(key, i)]
         assert found is not None  # filled above, by span or by a sentence check
         return CitationSupport(passages=list(key), verdict=found[0], score=round(found[1], 6))
 
-    supports = [cited_support(s) for s in sentences]
+    supports = [cited_support(i, s) for i, s in enumerate(sentences)]
     cite_mode = uses_citations or require_citations
     needs_search = [
         i
@@ -596,42 +636,32 @@ def _plan(
         or (not s.cited and cite_mode and _is_claim(clean.text[s.start : s.end]))
     ]
 
-    # Round 2: where does support lie? Each passage alone (round 1's singletons reused).
-    alone: dict[int, list[tuple[Verdict, float] | None]] = {
-        key[0]: vs for key, vs in verdicts.items() if len(key) == 1
-    }
-    if needs_search:
-        todo = [i for i in range(len(passages)) if i not in alone]
-        results = yield [{**options, "context": [passages[i]]} for i in todo]
-        checks += len(todo)
-        for i, result in zip(todo, results):
-            alone[i] = [_span_verdict(result, s.start, s.end) for s in sentences]
-        gaps = [(p, i) for p in range(len(passages)) for i in needs_search if alone[p][i] is None]
-        if gaps:
-            results = yield [
-                {
-                    **options,
-                    "context": [passages[p]],
-                    "answer": clean.text[sentences[i].start : sentences[i].end],
-                }
-                for p, i in gaps
-            ]
-            checks += len(gaps)
-            for (p, i), result in zip(gaps, results):
-                alone[p][i] = (result.verdict, result.score)
+    # Round 2: where does support lie? Each candidate passage alone, against the failing
+    # sentences it is a candidate for.
+    searched: dict[int, list[int]] = {}
+    searching: dict[int, list[int]] = {}
+    words: dict[int, set[str]] = {}
+    for i in needs_search:
+        text = clean.text[sentences[i].start : sentences[i].end]
+        cited_idx = {r.index for r in sentences[i].cited}
+        searched[i] = _candidates(text, passages, cited_idx, words)
+        for p in searched[i]:
+            searching.setdefault(p, []).append(i)
+    alone, searches = yield from _judge_groups(
+        clean.text,
+        sentences,
+        [([passages[p]], (p,), members) for p, members in sorted(searching.items())],
+        options,
+    )
+    checks += searches
 
     out: list[CitedSentence] = []
     for i, (s, sup) in enumerate(zip(sentences, supports)):
-        cited_idx = {r.index for r in s.cited}
-        elsewhere = []
-        if i in needs_search:
-            elsewhere = [
-                refs[p]
-                for p in range(len(passages))
-                if p not in cited_idx
-                and (v := alone[p][i]) is not None
-                and v[0] is Verdict.GROUNDED
-            ]
+        elsewhere = [
+            refs[p]
+            for p in searched.get(i, [])
+            if (v := alone[((p,), i)]) is not None and v[0] is Verdict.GROUNDED
+        ]
         claim_text = clean.text[s.start : s.end]
         claim = bool(s.cited or s.dangling) or _is_claim(claim_text)
 
@@ -703,6 +733,48 @@ def _plan(
         checks=checks,
         latency_ms=round((time.perf_counter() - started) * 1000, 3),
     )
+
+
+def _judge_groups(
+    text: str,
+    sentences: list[_Sentence],
+    groups: list[tuple[list[str], tuple[int, ...], list[int]]],
+    options: Request,
+) -> Generator[
+    list[Request], list[GroundednessResult], tuple[dict[tuple[tuple[int, ...], int], _Found], int]
+]:
+    """Judge each group's sentences against its passages: one check per group of the excerpt
+    of its sentences, then, for a judge that gives no sentence verdicts, one check per sentence.
+    Returns ``{(passages key, sentence): (verdict, score)}`` and the number of checks."""
+    if not groups:
+        return {}, 0
+    excerpts = [_excerpt(text, sentences, members) for _, _, members in groups]
+    results = yield [
+        {**options, "context": context, "answer": excerpt}
+        for (context, _, _), (excerpt, _) in zip(groups, excerpts)
+    ]
+    checks = len(groups)
+    found: dict[tuple[tuple[int, ...], int], _Found] = {}
+    for (_, key, members), (_, starts), result in zip(groups, excerpts, results):
+        for i, start in zip(members, starts):
+            length = sentences[i].end - sentences[i].start
+            found[(key, i)] = _span_verdict(result, start, start + length)
+    # A judge without sentence verdicts: judge each sentence's text alone instead.
+    missing = [(context, key, i) for context, key, members in groups for i in members]
+    missing = [item for item in missing if found[(item[1], item[2])] is None]
+    if missing:
+        results = yield [
+            {
+                **options,
+                "context": context,
+                "answer": text[sentences[i].start : sentences[i].end],
+            }
+            for context, _, i in missing
+        ]
+        checks += len(missing)
+        for (_, key, i), result in zip(missing, results):
+            found[(key, i)] = (result.verdict, result.score)
+    return found, checks
 
 
 def _start(

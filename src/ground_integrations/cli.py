@@ -304,9 +304,9 @@ def _serve(args: argparse.Namespace) -> int:
         auth_failure_limit=args.auth_failure_limit,
     )
     if settings.judge is not None:  # fail now, in one line, not in every worker
-        from .judges import load_judge
+        from .server.run import check_judge
 
-        load_judge(settings.judge, **settings.judge_config).close()
+        check_judge(settings)
     if settings.thresholds is not None:
         from .calibration import CalibratedThresholds
 

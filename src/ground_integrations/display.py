@@ -125,10 +125,11 @@ STYLES = {
     "summary": "cursor:pointer;margin:.2em 0",
     # display:table: docs themes make a bare table an inline-block that scrolls sideways
     "table": "display:table;width:100%;border-collapse:collapse;font-size:.9em;margin:.2em 0",
+    # min-width:0: docs themes give table headings a minimum width that overflows a narrow cell
     "th": "text-align:left;vertical-align:bottom;padding:.2em .5em;white-space:nowrap;"
-    "border-bottom:1px solid #8889",
+    "min-width:0;border-bottom:1px solid #8889",
     "numhead": "text-align:right;vertical-align:bottom;padding:.2em .5em;white-space:nowrap;"
-    "border-bottom:1px solid #8889",
+    "min-width:0;border-bottom:1px solid #8889",
     "td": "text-align:left;vertical-align:top;padding:.2em .5em;border-top:1px solid #8884",
     "num": "text-align:right;vertical-align:top;padding:.2em .5em;border-top:1px solid #8884;"
     "white-space:nowrap",
@@ -185,7 +186,7 @@ def percent(x: Any) -> str:
 def clip(text: Any, limit: int = CELL_CHARS) -> str:
     """``text`` cut to ``limit`` characters, with an ellipsis when cut."""
     text = "" if text is None else str(text)
-    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+    return str(text) if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
 def colour(key: Any) -> str:
@@ -263,7 +264,9 @@ def _pieces(answer: str, spans: Sequence[Span]) -> list[dict[str, Any]]:
     for p in segments(answer, [(s.start, s.end) for s in spans]):
         on = [spans[i] for i in p.marks]
         kinds = {s.kind for s in on}
-        kind = next((k for k in ("contradicted", "flagged", "unsupported") if k in kinds), None)
+        kind: str | None = next(
+            (k for k in ("contradicted", "flagged", "unsupported") if k in kinds), None
+        )
         if kind is None and on:
             kind = on[0].kind
         out.append(
@@ -342,7 +345,8 @@ def _citations_view(result: Any) -> dict[str, Any]:
             "index": s.index,
             "status": s.status.value,
             "text": s.text,
-            "cites": [f"[{r.label(result.by_id)}]" for r in s.cited] + [f"[{d}]" for d in s.dangling],
+            "cites": [f"[{r.label(result.by_id)}]" for r in s.cited]
+            + [f"[{d}]" for d in s.dangling],
             "score": s.supported_by_cited.score if s.supported_by_cited is not None else None,
             "elsewhere": [f"[{r.label(result.by_id)}]" for r in s.supported_elsewhere],
             "reason": s.reason,
@@ -393,7 +397,9 @@ def _enforced_view(outcome: Any) -> dict[str, Any]:
         "corrections": outcome.corrections,
         "removed": [r.text for r in d.removed][:MAX_SPANS],
         "result": _result_view(outcome.result) if outcome.result is not None else None,
-        "citations": _citations_view(outcome.citations) if _is_citations(outcome.citations) else None,
+        "citations": (
+            _citations_view(outcome.citations) if _is_citations(outcome.citations) else None
+        ),
         "citation_action": (
             outcome.citation_decision.action.value if outcome.citation_decision else ""
         ),
@@ -450,12 +456,13 @@ class MetricsTable:
         """The table as a ``pandas.DataFrame`` indexed by group (pandas must be installed:
         extra ``[notebook]``)."""
         try:
-            import pandas as pd
+            import pandas as pd  # type: ignore[import-untyped,unused-ignore]
         except ImportError as exc:
             raise MissingDependencyError("pandas", "notebook") from exc
         return pd.DataFrame.from_records(self.records()).set_index(self.label)
 
-    def _cells(self) -> list[dict[str, Any]]:
+    def cells(self) -> list[dict[str, Any]]:
+        """Each group's name (``key``) and its cells as the table shows them (``values``)."""
         return [
             {
                 "key": key,
@@ -476,7 +483,7 @@ class MetricsTable:
             title=self.title,
             label=self.label,
             heads=[h for _, h, _ in COLUMNS],
-            rows=self._cells(),
+            rows=self.cells(),
         )
 
     def _repr_markdown_(self) -> str:
@@ -484,7 +491,7 @@ class MetricsTable:
         lines = [f"**{md(self.title)}**", ""] if self.title else []
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "|".join([":---", *["---:"] * len(COLUMNS)]) + "|")
-        for row in self._cells():
+        for row in self.cells():
             lines.append("| " + " | ".join([md(row["key"]), *row["values"]]) + " |")
         return "\n".join(lines)
 
@@ -555,8 +562,8 @@ def _md_answer(answer: str, spans: Sequence[Span]) -> str:
             lead = p.text[: len(p.text) - len(p.text.lstrip())]
             trail = p.text[len(p.text.rstrip()) :]
             mark = "**" if strong else "_"
-            body = (" " if lead else "") + f"{mark}{md(p.text.strip())}{mark}" + (
-                " " if trail else ""
+            body = (
+                (" " if lead else "") + f"{mark}{md(p.text.strip())}{mark}" + (" " if trail else "")
             )
         parts.append(body)
         if p.end_of:
@@ -651,7 +658,8 @@ def render_markdown(obj: Any) -> str:
     if _is_enforced(obj):
         e = _enforced_view(obj)
         lines = [
-            f"**{e['action']}**" + (f" ({e['verdict']})" if e["verdict"] else "")
+            f"**{e['action']}**"
+            + (f" ({e['verdict']})" if e["verdict"] else "")
             + f" · {e['regenerations']} regenerations · {e['corrections']} corrections",
             "",
             md(e["reason"]),

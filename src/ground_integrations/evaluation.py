@@ -291,8 +291,8 @@ def _is_unit(value: Any) -> bool:
 def _span_problem(span: Any, what: str) -> str | None:
     if not isinstance(span, dict):
         return f"{what} is not an object"
-    start, end = span.get("start"), span.get("end")
-    if not (_is_int(start) and _is_int(end) and 0 <= start <= end):
+    start, end = span.get("start", -1), span.get("end", -1)
+    if not (_is_int(start) and _is_int(end)) or not 0 <= start <= end:
         return f"{what} has no int start <= end"
     return None
 

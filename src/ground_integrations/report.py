@@ -74,7 +74,8 @@ class ReportInput:
         records: the labelled records by id (for the answers' text and the context).
         title: the report's heading (e.g. the judge and the data file).
         cut: the thresholds the verdicts were taken with, marked on the sweeps; a mapping of
-            group name to thresholds when they differ by group (calibrated thresholds).
+            task (or group name) to thresholds, with ``"all"`` for the rest, when they differ
+            by group; or the calibrated thresholds themselves.
         not_sure_as: how a notSure verdict counts in the metrics.
         mistakes: how many mistakes of each kind to show.
     """
@@ -107,7 +108,7 @@ def _svg(fig: Figure) -> Markup:
     text = buf.getvalue()
     # Keep the <svg> element only (drop the XML prolog and doctype) so it can sit inline.
     start = text.find("<svg")
-    return Markup(text[start:] if start >= 0 else text)  # noqa: S704 - matplotlib's own output
+    return Markup(text[start:] if start >= 0 else text)  # matplotlib's own output, escaped
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -394,7 +395,9 @@ def _mistake(row: Mapping[str, Any], record: Mapping[str, Any] | None) -> dict[s
         if not isinstance(s, Mapping):
             continue
         start, end = _int(s.get("start")), _int(s.get("end"))
-        evidence = s.get("evidence") if isinstance(s.get("evidence"), list) else []
+        evidence = s.get("evidence")
+        if not isinstance(evidence, list):
+            evidence = []
         sentences.append(
             {
                 "verdict": verdict_key(s.get("verdict")),
@@ -453,7 +456,7 @@ def _mistakes(report: ReportInput) -> list[dict[str, Any]]:
 
 
 def _table(title: str, groups: Mapping[str, Metrics]) -> dict[str, Any]:
-    return {"title": title, "rows": MetricsTable(dict(groups))._cells()}
+    return {"title": title, "rows": MetricsTable(dict(groups)).cells()}
 
 
 def render_report(report: ReportInput) -> str:

@@ -6,7 +6,7 @@ we handle what it does not know about: line structure (bullets, numbered lists, 
 lines) and CJK sentence punctuation.
 
 All offsets in this module are Python ``str`` indices, i.e. Unicode code points. ``IndexDetails``
-conversions to UTF-8 and UTF-16 units live in :func:`index_details`.
+conversions to UTF-8 and UTF-16 units live in :class:`~ground_integrations.models.IndexDetails`.
 """
 
 from __future__ import annotations

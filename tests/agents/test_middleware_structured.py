@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("langchain.agents")
 
 from langchain.agents import create_agent
-from langchain.agents.structured_output import ToolStrategy
+from langchain.agents.structured_output import ProviderStrategy, ToolStrategy
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
 from langchain_core.tools import BaseTool, tool
 from pydantic import BaseModel
@@ -24,7 +24,8 @@ from ground_integrations import (
     UngroundedAnswerError,
 )
 from ground_integrations.langchain import GroundednessMiddleware
-from ground_integrations.langchain._middleware import is_feedback, structured_text
+from ground_integrations.langchain._middleware import is_feedback
+from ground_integrations.langchain._structured import structured_text
 
 from .conftest import ScriptedChatModel, StreamingChatModel, search_call
 
@@ -177,3 +178,36 @@ def test_structured_fields_must_exist() -> None:
         structured_text(Answer(answer="Yes"), ["dose"])
     with pytest.raises(ConfigurationError, match="structured_fields"):
         GroundednessMiddleware(structured_fields="answer")  # type: ignore[arg-type]
+
+
+def test_a_provider_strategy_answer_is_checked_and_held_while_streamed(
+    label_tool: BaseTool,
+) -> None:
+    # the provider returns the structured answer as JSON text: it is held, not streamed
+    replies = [
+        search_call(query="dose"),
+        AIMessage(json.dumps({"answer": WRONG})),
+        AIMessage(json.dumps({"answer": RIGHT})),
+    ]
+    model = StreamingChatModel(replies=replies)
+    graph = create_agent(
+        model,
+        [label_tool],
+        response_format=ProviderStrategy(Answer),
+        middleware=[
+            GroundednessMiddleware(
+                checker=GroundednessChecker(HeuristicJudge()), structured_fields=["answer"]
+            )
+        ],
+    )
+    state: dict[str, Any] = {}
+    shown: list[str] = []
+    for mode, item in graph.stream(
+        {"messages": [HumanMessage(QUESTION)]}, stream_mode=["messages", "values"]
+    ):
+        if mode == "messages":
+            shown.append(str(item[0].content))
+        else:
+            state = item
+    assert "400 mg" not in "".join(shown) and "200 mg" in "".join(shown)
+    assert state["structured_response"] == Answer(answer=RIGHT) and len(model.seen) == 3

@@ -37,7 +37,7 @@ def _trickle(port: int, first: bytes, drip: bytes, every: float = 0.2) -> tuple[
         while time.monotonic() - started < 10:
             try:
                 chunk = sock.recv(65536)
-            except socket.timeout:
+            except TimeoutError:
                 try:
                     sock.sendall(drip)
                 except OSError:

@@ -105,9 +105,7 @@ def _raw_post(port: int, body: dict[str, str]) -> socket.socket:
     return sock
 
 
-def test_requests_whose_clients_hang_up_are_not_checked(
-    judge: Judge, heavy_seconds: float
-) -> None:
+def test_requests_whose_clients_hang_up_are_not_checked(judge: Judge, heavy_seconds: float) -> None:
     """Four heavy requests whose clients hang up: the running check stops and the queued ones
     never start, so the next request waits for none of them."""
     with running(settings(request_timeout=60, max_in_flight=1), judge=judge) as url:

@@ -52,6 +52,49 @@ def test_openai_client_gets_upstage_verdicts(embedded_url: str) -> None:
     assert again.choices[0].message.content == "notGrounded"
 
 
+def test_openai_client_streams_the_verdict(embedded_url: str) -> None:
+    """``stream=True``: a real text/event-stream of chat.completion.chunk objects, the verdict as
+    content, ``[DONE]`` last; usage in a last chunk when ``stream_options`` asks for it."""
+    openai = pytest.importorskip("openai")
+    client = openai.OpenAI(base_url=f"{embedded_url}/v1/solar", api_key=KEY, max_retries=0)
+    messages = [
+        {"role": "user", "content": MAUNA_KEA},
+        {"role": "assistant", "content": "Mauna Kea is 5,207.3 meters tall."},
+    ]
+    chunks = list(
+        client.chat.completions.create(model="groundedness-check", messages=messages, stream=True)
+    )
+    assert chunks and all(c.object == "chat.completion.chunk" for c in chunks)
+    assert len({c.id for c in chunks}) == 1
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == "notGrounded"
+    assert chunks[0].choices[0].delta.role == "assistant"
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    with_usage = list(
+        client.chat.completions.create(
+            model="groundedness-check",
+            messages=messages,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
+    assert with_usage[-1].choices == [] and with_usage[-1].usage.total_tokens > 30
+    raw = httpx.post(
+        f"{embedded_url}/v1/solar/chat/completions",
+        headers={"Authorization": f"Bearer {KEY}"},
+        json={"model": "groundedness-check", "messages": messages, "stream": True},
+        timeout=60,
+    )
+    assert raw.headers["content-type"].startswith("text/event-stream")
+    assert raw.text.rstrip().endswith("data: [DONE]")
+    # errors before the stream starts keep their status and JSON shape
+    with pytest.raises(openai.BadRequestError):
+        client.chat.completions.create(
+            model="groundedness-check",
+            messages=[{"role": "user", "content": "a"}, {"role": "user", "content": "b"}],
+            stream=True,
+        )
+
+
 def test_openai_client_sees_documented_errors(embedded_url: str) -> None:
     openai = pytest.importorskip("openai")
     client = openai.OpenAI(base_url=f"{embedded_url}/v1/solar", api_key=KEY, max_retries=0)

@@ -47,7 +47,13 @@ from ._lexicon import (
 )
 from ._records import field_conflicts, is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities, best_span
-from ._structure import TITLE_SENTENCES, Conflict, conflicts, reversed_comparison
+from ._structure import (
+    TITLE_SENTENCES,
+    Conflict,
+    conflicts,
+    dropped_negation,
+    reversed_comparison,
+)
 
 __all__ = [
     "FEATURE_NAMES",
@@ -1117,13 +1123,6 @@ def sentence_features(
         feats.reasons.append(
             "it names " + ", ".join(f"'{n}'" for n in names) + ", absent from the context"
         )
-    if window is not None and window.coverage >= 0.5 and tokens.negated != window.negated:
-        feats.negation_flip = domain is Domain.MEDICAL
-        feats.reasons.append(
-            "it negates what the context states"
-            if tokens.negated
-            else "the context states the opposite (it is negated there)"
-        )
     if window is not None and window.coverage >= 0.5:
         window_texts = [s.text for s in index.sentences[window.first : window.last + 1]]
         window_text = " ".join(window_texts)
@@ -1142,6 +1141,13 @@ def sentence_features(
         for found in feats.conflicts:
             feats.reasons.append(found.reason)
             feats.unsupported.append(found.said.split(" / ")[-1])
+        # a negation one side makes and the other does not, about the same words (not merely
+        # somewhere in the window: "do not exceed 4 doses" beside the dose a sentence gives)
+        local = any(c.check == "negation" for c in feats.conflicts)
+        if tokens.negated != window.negated and (local or dropped_negation(sentence, window_texts)):
+            feats.negation_flip = domain is Domain.MEDICAL
+            if not local:
+                feats.reasons.append("the context states the opposite (it is negated there)")
     if index.fields:
         feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS)
         for name in feats.field_conflicts:

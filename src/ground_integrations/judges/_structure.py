@@ -32,7 +32,7 @@ from ._lexicon import (
     UNIVERSALS,
 )
 
-__all__ = ["Conflict", "conflicts", "reversed_comparison"]
+__all__ = ["Conflict", "conflicts", "dropped_negation", "reversed_comparison"]
 
 #: How many words either side of a word make its neighbourhood.
 REACH = 3
@@ -363,13 +363,14 @@ def _passive(toks: Sequence[_Tok], m: int) -> bool:
 
 
 def _symmetric(tok: _Tok) -> bool:
-    return tok.key in _SYMMETRIC
+    """A relation that holds both ways ("Reyes will face Lind")."""
+    return tok.low in _SYMMETRIC
 
 
 _SYMMETRIC = frozenset(
-    stem(w)
-    for w in """meet met meets marry married play played plays face faces faced draw drew drawn
-    tie tied merge merged partner partnered share shared join joined compete competed""".split()
+    """meet meets met meeting marry marries married play plays played face faces faced draw
+    draws drew drawn tie ties tied merge merges merged partner partners partnered share
+    shares shared join joins joined compete competes competed""".split()
 )
 
 
@@ -732,6 +733,24 @@ def _negations(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list
                 out.append(Conflict(words, wt[j].text, "negation"))
                 break
     return out
+
+
+def dropped_negation(sentence: str, window: Sequence[str], shared: int = 1) -> bool:
+    """The window negates a word the sentence states without a negation, about the same words
+    (at least ``shared`` of the same neighbours): "injuries have been reported" where no injuries
+    have been."""
+    toks = _tokens(sentence)
+    if any(t.low in _NEGATING for t in toks):
+        return False
+    keys = {t.key: k for k, t in enumerate(toks) if t.key}
+    for text in window:
+        wt = _tokens(text)
+        for n, w in enumerate(wt[: MAX_WINDOW_ITEMS * 4]):
+            if w.low in NEGATIONS and (j := _negated_word(wt, n)) is not None:
+                k = keys.get(wt[j].key)
+                if k is not None and len(_near(toks, k) & _near(wt, j)) >= shared:
+                    return True
+    return False
 
 
 def conflicts(sentence: str, window: Sequence[str], context: Sequence[str] = ()) -> list[Conflict]:

@@ -1,16 +1,17 @@
-"""Holding an agent model call's tokens back from the stream, and releasing checked text.
+"""Holding an agent model call's tokens back from the streams, and showing released text.
 
 LangGraph's ``stream_mode="messages"``, ``astream_events`` and ``astream_log`` get a chat
 model's tokens from callback handlers that turn callbacks into a stream (LangChain marks them
 as streaming handlers). :class:`StreamSwitch` runs a model call without those handlers: tracing
-and every other handler still see the call (tagged ``groundedness_held``), and a holder gets the
-tokens instead. What the middleware decides to show goes to the streams through
-:class:`Release` / :class:`AsyncRelease`: a chat-model run of its own (tagged
-``groundedness_released``, under the same graph node) whose chunks carry only released text.
-:class:`HeldCall` keeps track of one call: its message id, the text shown so far, the tool calls
+and every other handler still see the call (tagged ``groundedness_held``), and a
+:class:`Holder` gets the tokens instead and sends them to a :class:`Session`. The session feeds
+each call's text to its sentence gate (or holds it, or lets it through) and forwards tool-call
+chunks; :class:`Release` / :class:`AsyncRelease` show the streams what is released, as a
+chat-model run of its own (tagged ``groundedness_released``, under the same graph node).
+:class:`HeldCall` keeps the books of one call: its message id, the text shown, the tool calls
 forwarded.
 
-The middleware (``_middleware.py``) decides; this module only moves chunks.
+The middleware (``_middleware.py``) decides what is released; this module moves chunks.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from langchain_core.callbacks import (
@@ -35,6 +37,10 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config, var_child_runnable_config
 from langchain_core.tracers.base import BaseTracer
 
+from ..policies import Action
+from ..streaming import Release as GateRelease
+from ..streaming import SentenceGate
+
 try:  # the markers LangChain and LangGraph use for handlers that feed a stream
     from langchain_core.tracers._streaming import _StreamingCallbackHandler
 except ImportError:  # pragma: no cover - older or newer langchain-core
@@ -49,11 +55,14 @@ __all__ = [
     "RELEASED_TAG",
     "AsyncHolder",
     "AsyncRelease",
+    "Attempt",
     "HeldCall",
     "Holder",
     "Release",
+    "Session",
     "Sink",
     "StreamSwitch",
+    "shown_of",
 ]
 
 #: Tag of a model call whose tokens were held back from the streams.
@@ -363,3 +372,96 @@ class AsyncHolder(_Streaming, AsyncCallbackHandler):
         message = _message_chunk(chunk)
         if message is not None:
             await self.sink.achunk(run_id, message)
+
+
+@dataclass
+class Attempt:
+    """One held model call: its chunks' bookkeeping, where released text goes, and the gate."""
+
+    held: HeldCall
+    shown: Release
+    gate: SentenceGate | None = None
+    blocked: GateRelease | None = None  # the gate's first blocked sentence
+    run: uuid.UUID | None = None  # the model run whose chunks these are
+
+
+def shown_text(attempt: Attempt, release: GateRelease) -> str:
+    """What of a gate's release the streams see: a redacted sentence nothing, a blocked one
+    nothing (what to do instead is decided once the message is complete)."""
+    if release.decision.action is Action.REDACT or attempt.blocked is not None:
+        return ""
+    if release.blocked:
+        attempt.blocked = release
+        return ""
+    return release.text
+
+
+def shown_of(attempt: Attempt, releases: Sequence[GateRelease]) -> str:
+    return "".join(shown_text(attempt, r) for r in releases)
+
+
+class Session:
+    """The streams of one ``wrap_model_call``: detached for all of it (model calls, checks,
+    corrections) and shown only what is released. Each model call is an :class:`Attempt`;
+    the holder sends its chunks here."""
+
+    def __init__(self, switch: StreamSwitch, *, name: str, sync: bool) -> None:
+        self.switch = switch
+        self.name = name
+        self.sync = sync
+        self.attempt: Attempt | None = None  # the call under way
+        self.busy = False  # deciding on a chunk: a model run started now is a corrector's
+
+    def begin(
+        self,
+        messages: list[BaseMessage],
+        mode: Literal["gate", "live", "hold"],
+        gate: SentenceGate | None,
+        *,
+        forward_tool_calls: bool,
+    ) -> Attempt:
+        held = HeldCall("gate" if gate is not None else mode, forward_tool_calls=forward_tool_calls)
+        cls = Release if self.sync else AsyncRelease
+        shown = cls(self.switch, held, name=self.name, messages=messages)
+        self.attempt = Attempt(held=held, shown=shown, gate=gate)
+        return self.attempt
+
+    def started(self, run_id: uuid.UUID) -> None:
+        attempt = self.attempt
+        if attempt is not None and attempt.run is None and not self.busy:
+            attempt.run = run_id
+
+    def _mine(self, run_id: uuid.UUID) -> Attempt | None:
+        attempt = self.attempt
+        return attempt if attempt is not None and attempt.run == run_id else None
+
+    def chunk(self, run_id: uuid.UUID, chunk: AIMessageChunk) -> None:
+        attempt = self._mine(run_id)
+        if attempt is None:
+            return
+        text, calls = attempt.held.split(chunk)
+        if text and attempt.gate is not None:
+            self.busy = True
+            try:
+                text = shown_of(attempt, attempt.gate.feed(text))
+            finally:
+                self.busy = False
+        elif attempt.held.text_mode != "live":
+            text = ""
+        attempt.shown.show(attempt.held.piece(text, calls))
+
+    async def achunk(self, run_id: uuid.UUID, chunk: AIMessageChunk) -> None:
+        attempt = self._mine(run_id)
+        if attempt is None:
+            return
+        text, calls = attempt.held.split(chunk)
+        if text and attempt.gate is not None:
+            self.busy = True
+            try:
+                text = shown_of(attempt, await attempt.gate.afeed(text))
+            finally:
+                self.busy = False
+        elif attempt.held.text_mode != "live":
+            text = ""
+        assert isinstance(attempt.shown, AsyncRelease)
+        await attempt.shown.ashow(attempt.held.piece(text, calls))

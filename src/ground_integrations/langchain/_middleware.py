@@ -15,11 +15,9 @@ text reaches them (``_agent_stream.py`` moves the chunks).
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Annotated, Any, Literal
 
 from langchain.agents.middleware.types import (
@@ -35,7 +33,6 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
-    AIMessageChunk,
     AnyMessage,
     BaseMessage,
     HumanMessage,
@@ -45,7 +42,6 @@ from langchain_core.messages import (
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.runtime import Runtime
 from langgraph.types import Command
-from pydantic import BaseModel
 from typing_extensions import NotRequired
 
 from ..checker import GroundednessChecker
@@ -62,18 +58,20 @@ from ..policies import (
     aenforce,
     enforce,
 )
-from ..streaming import Release, SentenceGate
+from ..streaming import SentenceGate
 from ._agent_stream import (
     AsyncHolder,
     AsyncRelease,
-    HeldCall,
+    Attempt,
     Holder,
+    Session,
     StreamSwitch,
+    shown_of,
 )
-from ._agent_stream import Release as Shown
 from ._convert import context_passages
 from ._corrector import as_corrector, async_corrector
 from ._guard import stream_summary
+from ._structured import structured_text
 
 __all__ = [
     "DEFAULT_AGENT_FALLBACK",
@@ -147,59 +145,6 @@ def _question(human: HumanMessage | None) -> str | None:
     return text or None
 
 
-# -- structured answers ----------------------------------------------------------------------
-
-
-def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
-    """(dotted path, value) of each scalar inside a structured response."""
-    if isinstance(value, BaseModel):
-        items: Any = ((k, getattr(value, k)) for k in type(value).model_fields)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        items = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
-    elif isinstance(value, Mapping):
-        items = value.items()
-    elif isinstance(value, list | tuple):
-        items = ((str(i), v) for i, v in enumerate(value))
-    else:
-        yield ".".join(path), value
-        return
-    for key, item in items:
-        yield from _leaves(item, (*path, str(key)))
-
-
-def structured_text(response: Any, fields: Sequence[str] | None) -> str:
-    """The text of a structured answer that is checked: every string field (``fields=None``;
-    enum members are labels, not claims), or the named fields (a dotted path, or a name that
-    covers everything under it), one per line."""
-    leaves = [(p, v) for p, v in _leaves(response) if v is not None]
-    if fields is None:
-        picked = [
-            (p, v)
-            for p, v in leaves
-            if isinstance(v, str) and not isinstance(v, Enum) and v.strip()
-        ]
-    else:
-        picked = []
-        for name in fields:
-            found = [(p, v) for p, v in leaves if p == name or p.startswith(f"{name}.")]
-            if not found:
-                raise ConfigurationError(
-                    f"structured_fields names {name!r}, which the structured response "
-                    f"({type(response).__name__}) does not have; its fields: "
-                    f"{sorted({p for p, _ in leaves})}"
-                )
-            picked += found
-    lines = []
-    for path, value in picked:
-        if isinstance(value, str):
-            text = value.strip()
-        else:
-            text = f"{path}: {value.value if isinstance(value, Enum) else value}"
-        if text:
-            lines.append(text if text[-1] in ".!?:;" else f"{text}.")
-    return "\n".join(lines)
-
-
 # -- one model call ----------------------------------------------------------------------------
 
 
@@ -215,22 +160,11 @@ class _Plan:
 
 
 @dataclass
-class _Attempt:
-    """One held model call: its chunks' bookkeeping, where released text goes, and the gate."""
-
-    held: HeldCall
-    shown: Shown
-    gate: SentenceGate | None = None
-    blocked: Release | None = None  # the gate's first blocked sentence
-    run: uuid.UUID | None = None  # the model run whose chunks these are
-
-
-@dataclass
 class _Run:
     """The response being decided on (the latest model call) and the regenerations so far."""
 
     response: ModelResponse
-    attempt: _Attempt | None
+    attempt: Attempt | None
     regenerations: int = 0
 
 
@@ -265,94 +199,12 @@ def _decision_json(decision: Decision) -> dict[str, Any]:
     return decision.model_dump(mode="json", by_alias=True, exclude={"text"}, exclude_none=True)
 
 
-def _shown_text(attempt: _Attempt, release: Release) -> str:
-    """What of a gate's release the streams see: a redacted sentence nothing, a blocked one
-    nothing (what to do instead is decided once the message is complete)."""
-    if release.decision.action is Action.REDACT or attempt.blocked is not None:
-        return ""
-    if release.blocked:
-        attempt.blocked = release
-        return ""
-    return release.text
-
-
-def _shown(attempt: _Attempt, releases: Sequence[Release]) -> str:
-    return "".join(_shown_text(attempt, r) for r in releases)
-
-
 def _unfed(gate: SentenceGate, response: ModelResponse) -> str:
     """The text of the call's message the gate has not seen (all of it when the model did not
     stream: its answer came at once)."""
     _, ai = _kind(response)
     text = str(ai.text) if ai is not None else ""
     return text[len(gate.text) :] if text.startswith(gate.text) else ""
-
-
-class _Session:
-    """The streams of one ``wrap_model_call``: detached for all of it (model calls, checks,
-    corrections) and shown only what is released. Each model call is an :class:`_Attempt`;
-    the holder sends its chunks here."""
-
-    def __init__(self, switch: StreamSwitch, *, name: str, sync: bool) -> None:
-        self.switch = switch
-        self.name = name
-        self.sync = sync
-        self.attempt: _Attempt | None = None  # the call under way
-        self.busy = False  # deciding on a chunk: a model run started now is a corrector's
-
-    def begin(
-        self,
-        request: ModelRequest[Any],
-        mode: TextMode,
-        gate: SentenceGate | None,
-        *,
-        forward_tool_calls: bool,
-    ) -> _Attempt:
-        held = HeldCall("gate" if gate is not None else mode, forward_tool_calls=forward_tool_calls)
-        cls = Shown if self.sync else AsyncRelease
-        shown = cls(self.switch, held, name=self.name, messages=list(request.messages))
-        self.attempt = _Attempt(held=held, shown=shown, gate=gate)
-        return self.attempt
-
-    def started(self, run_id: uuid.UUID) -> None:
-        attempt = self.attempt
-        if attempt is not None and attempt.run is None and not self.busy:
-            attempt.run = run_id
-
-    def _mine(self, run_id: uuid.UUID) -> _Attempt | None:
-        attempt = self.attempt
-        return attempt if attempt is not None and attempt.run == run_id else None
-
-    def chunk(self, run_id: uuid.UUID, chunk: AIMessageChunk) -> None:
-        attempt = self._mine(run_id)
-        if attempt is None:
-            return
-        text, calls = attempt.held.split(chunk)
-        if text and attempt.gate is not None:
-            self.busy = True
-            try:
-                text = _shown(attempt, attempt.gate.feed(text))
-            finally:
-                self.busy = False
-        elif attempt.held.text_mode != "live":
-            text = ""
-        attempt.shown.show(attempt.held.piece(text, calls))
-
-    async def achunk(self, run_id: uuid.UUID, chunk: AIMessageChunk) -> None:
-        attempt = self._mine(run_id)
-        if attempt is None:
-            return
-        text, calls = attempt.held.split(chunk)
-        if text and attempt.gate is not None:
-            self.busy = True
-            try:
-                text = _shown(attempt, await attempt.gate.afeed(text))
-            finally:
-                self.busy = False
-        elif attempt.held.text_mode != "live":
-            text = ""
-        assert isinstance(attempt.shown, AsyncRelease)
-        await attempt.shown.ashow(attempt.held.piece(text, calls))
 
 
 class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
@@ -572,19 +424,6 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
             return f"{said}\n{text}" if said and text else (said or text)
         return str(ai.text) if ai is not None else ""
 
-    def _enforce_args(self, kind: Kind, plan: _Plan, text: str) -> dict[str, Any]:
-        return {
-            "context": plan.passages,
-            "answer": text,
-            "query": plan.query,
-            "policy": self._text_policy() if kind == "tools" else self.policy,
-            "task": self._task(plan),
-            "domain": self.domain,
-            "reasoning": self.reasoning,
-            "raise_on_block": False,
-            "regenerated": plan.regenerated,
-        }
-
     def _feedback(self, feedback: str) -> HumanMessage:
         return HumanMessage(
             self.feedback_template.format(feedback=feedback),
@@ -674,7 +513,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         return self._blocked(response, ai, meta, error)
 
     def _from_gate(
-        self, kind: Kind, response: ModelResponse, ai: AIMessage, attempt: _Attempt
+        self, kind: Kind, response: ModelResponse, ai: AIMessage, attempt: Attempt
     ) -> ModelResponse:
         """A message whose text was released sentence by sentence: it is what was shown."""
         gate, held = attempt.gate, attempt.held
@@ -710,16 +549,29 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
             return response
         if attempt is not None and attempt.gate is not None:
             return self._from_gate(kind, response, ai, attempt)
-        if not plan.passages or (kind == "structured" and not text.strip()):
+        if not plan.passages:
             return self._unchecked(kind, response, ai)
+        if not text.strip():  # a structured answer without text: name its fields to check
+            reason = "not checked: the structured answer has no text (see structured_fields)"
+            meta = self._unchecked_metadata(reason, Action.PASS)
+            return _with_ai(response, ai, self._message(ai, meta, None))
         return None
 
-    def _check_args(self, plan: _Plan, run: _Run, *, can_regenerate: bool) -> dict[str, Any]:
+    def _check_args(self, plan: _Plan, run: _Run) -> dict[str, Any]:
+        """:func:`~ground_integrations.enforce` arguments for the response being decided on
+        (text beside tool calls gets :meth:`_text_policy`)."""
         kind, ai = _kind(run.response)
-        args = self._enforce_args(kind, plan, self._subject(kind, run.response, ai))
-        args["regenerated"] = plan.regenerated + run.regenerations
-        args["can_regenerate"] = can_regenerate and kind != "tools"
-        return args
+        return {
+            "context": plan.passages,
+            "answer": self._subject(kind, run.response, ai),
+            "query": plan.query,
+            "policy": self._text_policy() if kind == "tools" else self.policy,
+            "task": self._task(plan),
+            "domain": self.domain,
+            "reasoning": self.reasoning,
+            "raise_on_block": False,
+            "regenerated": plan.regenerated + run.regenerations,
+        }
 
     def _final(self, plan: _Plan, run: _Run, out: ModelResponse) -> tuple[Any, AIMessage | None]:
         """The wrap's return value (with the run's regeneration count when it regenerated),
@@ -735,10 +587,11 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         return ExtendedModelResponse(model_response=out, command=command), ai
 
     def _begin(
-        self, plan: _Plan, request: ModelRequest[Any], session: _Session, *, sync: bool
-    ) -> _Attempt:
+        self, plan: _Plan, request: ModelRequest[Any], session: Session, *, sync: bool
+    ) -> Attempt:
+        """A held model call starts: its gate (sentence streaming) and its release."""
         return session.begin(
-            request,
+            list(request.messages),
             plan.text_mode,
             self._gate(plan, sync=sync),
             forward_tool_calls=not plan.structured,
@@ -759,7 +612,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         switch = StreamSwitch.current()
         if self.stream_mode == "live" or not switch.active:
             return self._decide(plan, request, handler, None)
-        session = _Session(switch, name=self._name(request), sync=True)
+        session = Session(switch, name=self._name(request), sync=True)
         with switch.held(Holder(session), CallbackManager):
             return self._decide(plan, request, handler, session)
 
@@ -768,8 +621,8 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         plan: _Plan,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse],
-        session: _Session | None,
-    ) -> tuple[ModelResponse, _Attempt | None]:
+        session: Session | None,
+    ) -> tuple[ModelResponse, Attempt | None]:
         """One model call (held when a session is given; the gate then releases as it goes)."""
         if session is None:
             return _as_response(handler(request)), None
@@ -782,7 +635,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         if gate is not None:  # the last sentence is complete now
             rest = _unfed(gate, response)
             releases = [*gate.feed(rest), *gate.close()] if rest else gate.close()
-            attempt.shown.show(attempt.held.piece(_shown(attempt, releases)))
+            attempt.shown.show(attempt.held.piece(shown_of(attempt, releases)))
         return response, attempt
 
     def _decide(
@@ -790,7 +643,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         plan: _Plan,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse],
-        session: _Session | None,
+        session: Session | None,
     ) -> Any:
         run = _Run(*self._call(plan, request, handler, session))
         try:
@@ -809,12 +662,12 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         plan: _Plan,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse],
-        session: _Session | None,
+        session: Session | None,
         run: _Run,
         *,
         can_regenerate: bool = True,
     ) -> ModelResponse:
-        args = self._check_args(plan, run, can_regenerate=can_regenerate)
+        args = self._check_args(plan, run)
         kind = _kind(run.response)[0]
 
         def regenerate(feedback: str, attempt: int) -> str:
@@ -829,7 +682,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         try:
             enforced = enforce(
                 self.checker,
-                regenerate=regenerate if args.pop("can_regenerate") else None,
+                regenerate=regenerate if can_regenerate and kind != "tools" else None,
                 corrector=self.corrector,
                 **args,
             )
@@ -852,7 +705,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         switch = StreamSwitch.current()
         if self.stream_mode == "live" or not switch.active:
             return await self._adecide(plan, request, handler, None)
-        session = _Session(switch, name=self._name(request), sync=False)
+        session = Session(switch, name=self._name(request), sync=False)
         with switch.held(AsyncHolder(session), AsyncCallbackManager):
             return await self._adecide(plan, request, handler, session)
 
@@ -861,8 +714,8 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         plan: _Plan,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse]],
-        session: _Session | None,
-    ) -> tuple[ModelResponse, _Attempt | None]:
+        session: Session | None,
+    ) -> tuple[ModelResponse, Attempt | None]:
         if session is None:
             return _as_response(await handler(request)), None
         attempt = self._begin(plan, request, session, sync=False)
@@ -877,7 +730,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
                 [*await gate.afeed(rest), *await gate.aclose()] if rest else await gate.aclose()
             )
             assert isinstance(attempt.shown, AsyncRelease)
-            await attempt.shown.ashow(attempt.held.piece(_shown(attempt, releases)))
+            await attempt.shown.ashow(attempt.held.piece(shown_of(attempt, releases)))
         return response, attempt
 
     async def _adecide(
@@ -885,7 +738,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         plan: _Plan,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse]],
-        session: _Session | None,
+        session: Session | None,
     ) -> Any:
         run = _Run(*await self._acall(plan, request, handler, session))
         try:
@@ -908,12 +761,12 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         plan: _Plan,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse]],
-        session: _Session | None,
+        session: Session | None,
         run: _Run,
         *,
         can_regenerate: bool = True,
     ) -> ModelResponse:
-        args = self._check_args(plan, run, can_regenerate=can_regenerate)
+        args = self._check_args(plan, run)
         kind = _kind(run.response)[0]
 
         async def regenerate(feedback: str, attempt: int) -> str:
@@ -928,7 +781,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         try:
             enforced = await aenforce(
                 self.checker,
-                regenerate=regenerate if args.pop("can_regenerate") else None,
+                regenerate=regenerate if can_regenerate and kind != "tools" else None,
                 corrector=async_corrector(self.corrector),
                 **args,
             )

@@ -71,7 +71,8 @@ from ..judges.base import Judge
 __all__ = ["create_app"]
 
 log = logging.getLogger("ground_integrations.server")
-_WARMUP = (["The service is up."], "The service is up.")
+#: the check each worker (and ``ground serve``, once, before starting them) runs on loading
+WARMUP = (["The service is up."], "The service is up.")
 #: how long the lifespan shutdown waits for replies still being written (the 503s of checks
 #: cut off by the end of the graceful period) before closing the judge
 _DRAIN_SECONDS = 2.0
@@ -164,7 +165,7 @@ class Service:
             thresholds = CalibratedThresholds.load(s.thresholds)
         # No result cache: the service keeps no results between requests.
         self.checker = GroundednessChecker(judge, thresholds=thresholds, cache_size=0)
-        self.checker.check(*_WARMUP)
+        self.checker.check(*WARMUP)
         if self.freeze_gc:
             import gc
 

@@ -20,7 +20,7 @@ from .settings import ServerSettings
 if TYPE_CHECKING:  # pragma: no cover
     from fastapi import FastAPI
 
-__all__ = ["SETTINGS_ENV", "app_from_env", "check_port", "serve"]
+__all__ = ["SETTINGS_ENV", "app_from_env", "check_judge", "check_port", "serve"]
 
 SETTINGS_ENV = "GROUND_SERVER_SETTINGS"
 
@@ -41,6 +41,31 @@ def app_from_env() -> FastAPI:
     app = create_app(settings)
     app.state.service.freeze_gc = True  # this process serves this app only
     return app
+
+
+def check_judge(settings: ServerSettings) -> None:
+    """Load the configured judge and run the service's warm-up check once, so that a judge that
+    cannot work stops ``ground serve`` here, in one line, before any worker starts. The line
+    never quotes a value of ``judge_config`` (it may be a key given under the wrong name)."""
+    if settings.judge is None:
+        return
+    from ..checker import GroundednessChecker
+    from ..errors import JudgeError
+    from ..judges import load_judge
+    from .app import WARMUP
+    from .settings import scrub
+
+    try:
+        judge = load_judge(settings.judge, **settings.judge_config)
+        try:
+            GroundednessChecker(judge, cache_size=0).check(*WARMUP)
+        finally:
+            judge.close()
+    except Exception as exc:
+        message = scrub(str(exc), settings.judge_config)
+        if isinstance(exc, JudgeError):
+            raise JudgeError(message, judge=settings.judge) from None
+        raise ConfigurationError(message) from None
 
 
 def check_port(host: str, port: int) -> None:

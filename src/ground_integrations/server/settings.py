@@ -107,6 +107,27 @@ class ServerSettings(BaseModel):
         return out
 
 
+def scrub(text: str, config: Any) -> str:
+    """``text`` with every string value of ``config`` (the judge's settings, however nested)
+    replaced by ``***``: an error about a misplaced setting must not print a key put there."""
+    values: list[str] = []
+
+    def collect(value: Any) -> None:
+        if isinstance(value, str) and len(value) >= 4:
+            values.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                collect(v)
+        elif isinstance(value, list | tuple):
+            for v in value:
+                collect(v)
+
+    collect(config)
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, "***")
+    return text
+
+
 def redacted(value: Any, name: str = "") -> Any:
     """``value`` with every value under a secret-like name (``api_key``, ``token``...) as
     ``"***"``, recursively."""
