@@ -126,3 +126,24 @@ def test_titles_are_read_across_the_context() -> None:
     result = GroundednessChecker().check(context, "Chairman Ines Duarte lives in Porto.")
     assert result.verdict is Verdict.NOT_GROUNDED
     assert any("chief executive" in d.reason for d in result.ungrounded_details)
+
+
+MEDICINE = (
+    "Children aged 6 to 11 can take 250 mg every 6 hours. Do not give more than 4 doses in 24 "
+    "hours. The researchers cautioned that the study was not randomised."
+)
+
+
+def test_in_medicine_a_negation_elsewhere_in_the_window_does_not_cap_a_faithful_sentence() -> None:
+    result = GroundednessChecker().check(
+        [MEDICINE], "Children aged 6 to 11 can take 250 mg every 6 hours.", domain="Medical"
+    )
+    assert result.verdict is Verdict.GROUNDED, result.sentences[0].reason
+
+
+def test_in_medicine_a_dropped_negation_is_contradicted() -> None:
+    result = GroundednessChecker().check(
+        [MEDICINE], "The researchers noted that the study was randomised.", domain="Medical"
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    assert "negated there" in result.sentences[0].reason
