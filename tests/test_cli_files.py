@@ -395,3 +395,15 @@ def test_an_interrupted_command_exits_130_without_a_traceback() -> None:
             proc.kill()
     assert proc.returncode == 130
     assert "interrupted" in _one_line(err)
+
+
+def test_a_deeply_nested_line_in_the_outcomes_file_is_redone_not_a_crash(tmp_path, capsys) -> None:
+    data, out = tmp_path / "a.jsonl", tmp_path / "out.jsonl"
+    _write(data, _records()[:2])
+    assert main(["eval", str(data), "-o", str(out), *HEURISTIC]) == 0
+    first = out.read_text().splitlines()[0]
+    out.write_text(first + "\n" + "[" * 50_000 + "]" * 50_000 + "\n")
+    capsys.readouterr()
+    assert main(["eval", str(data), "-o", str(out), *HEURISTIC]) == 0
+    assert "(2/2 records" in capsys.readouterr().out
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["a", "b"]

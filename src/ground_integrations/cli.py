@@ -457,7 +457,7 @@ def _load_done(output: Path) -> dict[str, dict[str, Any]]:
         try:
             row = json.loads(line)
             key = str(row["id"])
-        except (json.JSONDecodeError, KeyError, TypeError):
+        except (json.JSONDecodeError, KeyError, TypeError, RecursionError):
             broken = True
             continue
         # an outcome is trusted only in the shape ground writes (the report shows it)

@@ -168,6 +168,28 @@ def test_a_chat_model_corrector_never_streams_its_unchecked_rewrite(
     assert ui.endswith("No supported answer.")
 
 
+def test_a_model_failing_mid_answer_shows_only_what_was_checked(retriever_tool: BaseTool) -> None:
+    class Failing(StreamingChatModel):
+        def _stream(self, *args: Any, **kwargs: Any) -> Any:
+            for chunk in super()._stream(*args, **kwargs):
+                if "1998" in str(chunk.message.content):
+                    raise RuntimeError("connection lost")
+                yield chunk
+
+    agent = create_agent(
+        Failing(replies=[search_call(), AIMessage(HALF)]),
+        [retriever_tool],
+        middleware=[middleware(policy=Policy.redact())],
+    )
+    ui: list[str] = []
+    with pytest.raises(RuntimeError, match="connection lost"):
+        for message, _ in agent.stream(
+            {"messages": [HumanMessage(QUESTION)]}, stream_mode="messages"
+        ):
+            ui.append(shown(message))
+    assert "".join(ui).endswith(GOOD) and "erupted" not in "".join(ui)
+
+
 def test_tool_calls_stream_as_they_come_with_the_turn(retriever_tool: BaseTool) -> None:
     agent = create_agent(streaming(GOOD), [retriever_tool], middleware=[middleware()])
     items = ask(agent)
@@ -328,6 +350,29 @@ async def test_astream_messages_mode_blocks_like_the_sync_graph(retriever_tool: 
     ]
     assert INVENTED not in "".join(ui)
     assert "".join(ui).endswith(f"{GOOD} Sorry.")
+
+
+async def test_astream_events_never_shows_a_corrector_s_unchecked_rewrite(
+    retriever_tool: BaseTool,
+) -> None:
+    fixer = StreamingChatModel(replies=[AIMessage("Its peak is 6,001 m above sea level.")])
+    agent = create_agent(
+        streaming(BAD),
+        [retriever_tool],
+        middleware=[
+            middleware(
+                policy=Policy.correct(fallback_message="No supported answer."), corrector=fixer
+            )
+        ],
+    )
+    chunks = [
+        shown(e["data"]["chunk"])
+        async for e in agent.astream_events({"messages": [HumanMessage(QUESTION)]}, version="v2")
+        if e["event"] == "on_chat_model_stream"
+    ]
+    assert len(fixer.seen) == 1
+    assert "6,001" not in "".join(chunks) and WRONG not in "".join(chunks)
+    assert "".join(chunks).endswith("No supported answer.")
 
 
 # -- your own callback handlers -------------------------------------------------------------------

@@ -397,6 +397,7 @@ def shown_text(attempt: Attempt, release: GateRelease) -> str:
 
 
 def shown_of(attempt: Attempt, releases: Sequence[GateRelease]) -> str:
+    """The text the streams see of a gate's releases."""
     return "".join(shown_text(attempt, r) for r in releases)
 
 
@@ -410,7 +411,6 @@ class Session:
         self.name = name
         self.sync = sync
         self.attempt: Attempt | None = None  # the call under way
-        self.busy = False  # deciding on a chunk: a model run started now is a corrector's
 
     def begin(
         self,
@@ -427,8 +427,10 @@ class Session:
         return self.attempt
 
     def started(self, run_id: uuid.UUID) -> None:
+        """A model run started: the call's own if it is the attempt's first (a corrector or an
+        LLM judge called while a chunk is decided on starts later)."""
         attempt = self.attempt
-        if attempt is not None and attempt.run is None and not self.busy:
+        if attempt is not None and attempt.run is None:
             attempt.run = run_id
 
     def _mine(self, run_id: uuid.UUID) -> Attempt | None:
@@ -441,11 +443,7 @@ class Session:
             return
         text, calls = attempt.held.split(chunk)
         if text and attempt.gate is not None:
-            self.busy = True
-            try:
-                text = shown_of(attempt, attempt.gate.feed(text))
-            finally:
-                self.busy = False
+            text = shown_of(attempt, attempt.gate.feed(text))
         elif attempt.held.text_mode != "live":
             text = ""
         attempt.shown.show(attempt.held.piece(text, calls))
@@ -456,11 +454,7 @@ class Session:
             return
         text, calls = attempt.held.split(chunk)
         if text and attempt.gate is not None:
-            self.busy = True
-            try:
-                text = shown_of(attempt, await attempt.gate.afeed(text))
-            finally:
-                self.busy = False
+            text = shown_of(attempt, await attempt.gate.afeed(text))
         elif attempt.held.text_mode != "live":
             text = ""
         assert isinstance(attempt.shown, AsyncRelease)

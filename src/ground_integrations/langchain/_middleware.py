@@ -23,7 +23,6 @@ from typing import Annotated, Any, Literal
 from langchain.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
-    ExtendedModelResponse,
     ModelRequest,
     ModelResponse,
     PrivateStateAttr,
@@ -43,6 +42,11 @@ from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 from typing_extensions import NotRequired
+
+try:  # newer langchain v1: a wrap_model_call hook can also update the agent state
+    from langchain.agents.middleware.types import ExtendedModelResponse
+except ImportError:  # pragma: no cover - older langchain: the bound holds per model call
+    ExtendedModelResponse = None  # type: ignore[assignment,misc]
 
 from ..checker import GroundednessChecker
 from ..errors import ConfigurationError, UngroundedAnswerError
@@ -174,7 +178,7 @@ class _Detour(Exception):
 
 
 def _as_response(value: Any) -> ModelResponse:
-    if isinstance(value, ExtendedModelResponse):
+    if ExtendedModelResponse is not None and isinstance(value, ExtendedModelResponse):
         return value.model_response
     if isinstance(value, AIMessage):
         return ModelResponse(result=[value])
@@ -580,7 +584,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         if run.attempt is not None and ai is not None:
             final = run.attempt.held.final(ai)
             out, ai = _with_ai(out, ai, final), final
-        if not run.regenerations:
+        if not run.regenerations or ExtendedModelResponse is None:
             return out, ai
         count = plan.regenerated + run.regenerations
         command: Command[Any] = Command(update={"groundedness_regenerations": count})
@@ -629,6 +633,9 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         attempt = self._begin(plan, request, session, sync=True)
         try:
             response = _as_response(handler(request))
+        except BaseException as exc:
+            attempt.shown.fail(exc)
+            raise
         finally:
             session.attempt = None
         gate = attempt.gate
@@ -721,6 +728,10 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         attempt = self._begin(plan, request, session, sync=False)
         try:
             response = _as_response(await handler(request))
+        except BaseException as exc:
+            assert isinstance(attempt.shown, AsyncRelease)
+            await attempt.shown.afail(exc)
+            raise
         finally:
             session.attempt = None
         gate = attempt.gate

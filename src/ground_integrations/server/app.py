@@ -20,6 +20,7 @@ from ..errors import (
 )
 from ..models import GroundednessResult
 from .guard import (
+    BODY_RECEIVED,
     BodyLimit,
     HungUp,
     KeyRing,
@@ -227,7 +228,10 @@ class Service:
                 code="ServiceUnavailable",
             )
         checker = self.checker
-        deadline = Deadline(self.settings.request_timeout)
+        timeout = self.settings.request_timeout
+        # from the moment the body was in: parsing and validating it count too
+        left = timeout - (time.monotonic() - request.scope.get(BODY_RECEIVED, time.monotonic()))
+        deadline = Deadline(max(left, 1e-6))
         hangup = asyncio.ensure_future(_hangup(request.receive))
         try:
             result: GroundednessResult = await self.slots.run(
@@ -243,7 +247,7 @@ class Service:
             self.metrics.stopped.labels("timeout").inc()
             raise WireError(
                 504,
-                f"the check did not finish within {self.settings.request_timeout:g} s; send "
+                f"the check did not finish within {timeout:g} s; send "
                 "less context or raise --request-timeout",
                 kind="timeout_error",
                 code="Timeout",
@@ -482,11 +486,15 @@ def create_app(settings: ServerSettings, *, judge: Judge | None = None) -> FastA
         elif authorization is not None:
             identity = bearer_identity(request, authorization)
         else:
-            raise WireError(
-                401,
-                "Access denied due to missing subscription key. Make sure to include the "
-                "subscription key when making requests to an API.",
-                code="Unauthorized",
+            identity = service.identify(
+                address(request),
+                None,
+                WireError(
+                    401,
+                    "Access denied due to missing subscription key. Make sure to include the "
+                    "subscription key when making requests to an API.",
+                    code="Unauthorized",
+                ),
             )
         service.admit(identity)
         return identity

@@ -16,6 +16,7 @@ from pydantic import SecretStr
 from ..deadline import Deadline
 
 __all__ = [
+    "BODY_RECEIVED",
     "BodyLimit",
     "HungUp",
     "KeyRing",
@@ -193,6 +194,8 @@ async def _first(
     raise SlotsTimeout(late)
 
 
+#: the scope key where :class:`BodyLimit` notes when (``time.monotonic()``) the body was in
+BODY_RECEIVED = "ground.body_received"
 #: ``reject(scope, status, message, code)``: the response (status, headers, body) for a request
 #: the door refuses before the app sees it
 Reject = Callable[[Scope, int, str, str], Awaitable[tuple[int, dict[str, str], bytes]]]
@@ -269,6 +272,7 @@ class BodyLimit:
             return
         if disconnected:
             return
+        scope[BODY_RECEIVED] = time.monotonic()  # the request's time limit counts from here
         whole = b"".join(chunks)
         sent = False
 
