@@ -2,13 +2,15 @@
 
 Both sides run the same default checker (``GroundednessChecker(cache_size=0)`` with the
 embedded judge, as a ``ground serve`` worker builds it) and are warmed the same way: the
-service's own warm-up check, then the same ``--warm`` records, checked one at a time (the model
-loads and its first runs are paid there, on both sides). Then both check the same ``--records``
-records (one answer per distinct context of ``rag_dev.jsonl``, in file order, disjoint from the
-warm-up ones) at concurrency 1 and 8: in-process from 1 or 8 threads calling
-``checker.check``, the service through its Azure route from 1 or 8 concurrent clients on
-loopback. The two sides alternate, level by level, for ``--rounds`` rounds, so a change of load
-on a shared machine falls on both; each side's figures are over all its rounds.
+service's own warm-up check, the garbage collector's ``gc.freeze()`` that a worker does after
+loading, then the same ``--warm`` records checked one at a time (the model loads and its first
+runs are paid there, on both sides). Then both check the same ``--records`` records (one answer
+per distinct context of ``rag_dev.jsonl``, in file order, disjoint from the warm-up ones) at
+concurrency 1 and 8: in-process from 1 or 8 threads calling ``checker.check``, the service
+(``--max-in-flight 8``, so that it too runs up to 8 checks at once) through its Azure route from
+1 or 8 concurrent clients on loopback. The two sides alternate, level by level, for
+``--rounds`` rounds, so a change of load on a shared machine falls on both; each side's figures
+are over all its rounds.
 
 The overhead ratios are the service's mean latency over the in-process one and its requests/s
 over the in-process ones, at each concurrency (the targets: at most 1.10x the latency at
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import platform
@@ -86,6 +89,8 @@ class InProcess:
     def __init__(self) -> None:
         self.checker = GroundednessChecker(cache_size=0)
         self.checker.check(*WARMUP)
+        gc.collect()  # as a service worker does after loading
+        gc.freeze()
 
     def one(self, r: dict[str, Any]) -> float:
         started = time.perf_counter()
@@ -118,6 +123,8 @@ class Service:
                 str(workers),
                 "--rate-limit",
                 "0",
+                "--max-in-flight",
+                str(max(LEVELS)),
             ],
             env=env,
             stdout=subprocess.DEVNULL,

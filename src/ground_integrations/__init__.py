@@ -11,9 +11,7 @@
 'notGrounded'
 """
 
-from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
-from importlib.metadata import version as _version
-
+from ._version import __version__
 from .checker import AZURE_LIMITS, DEFAULT_LIMITS, GroundednessChecker, Limits
 from .citations import (
     CitationMarker,
@@ -68,11 +66,6 @@ from .policies import (
     enforce,
     mark_ungrounded,
 )
-
-try:
-    __version__ = _version("ground-integrations")
-except _PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0"
 
 __all__ = [
     "AZURE_LIMITS",

@@ -1,6 +1,10 @@
-"""GroundednessChecker: normalise inputs, enforce limits, chunk long context, call a judge, cache.
+"""GroundednessChecker: one check, from raw inputs to a result, and batches of them.
 
-Everything a judge should not have to think about lives here, once, for every judge.
+It validates the inputs (read by :mod:`ground_integrations.inputs`), enforces the size limits,
+splits long context into overlapping chunks and merges the judge's judgements of them, caches
+results by content, and hands the merged judgement to :mod:`ground_integrations.verdicts`, where
+the cut points turn scores into verdicts. Everything a judge should not have to think about
+lives here, once, for every judge; sync and async alike.
 """
 
 from __future__ import annotations
@@ -8,20 +12,26 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union, cast
+from typing import TYPE_CHECKING, Any
 
 from . import telemetry
-from .calibration import CalibratedThresholds
 from .deadline import checkpoint
-from .errors import ConfigurationError, EmptyInputError, InputTooLongError, InvalidInputError
-from .judges.base import Judge, Judgement, Thresholds
+from .errors import ConfigurationError, InputTooLongError, InvalidInputError
+from .inputs import (
+    ContextLike,
+    answer_text,
+    normalize_answer,
+    normalize_context,
+    normalize_enum,
+    normalize_query,
+)
+from .judges.base import Judge, Judgement
 from .models import (
     AZURE_LIMITS,
     DEFAULT_LIMITS,
@@ -30,14 +40,13 @@ from .models import (
     GroundednessRequest,
     GroundednessResult,
     Limits,
-    PassageLike,
     SentenceJudgement,
     Task,
-    UngroundedDetail,
-    UngroundedKind,
     Verdict,
 )
 from .text import split_sentences
+from .thresholds import CalibratedThresholds, Thresholds
+from .verdicts import result_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .citations import CitationResult
@@ -52,153 +61,6 @@ __all__ = [
     "normalize_answer",
     "normalize_context",
 ]
-
-#: What ``context`` may be: a str, a document (``page_content``), a node (``get_content()``), a
-#: mapping with ``page_content``/``text``/``content``, or a sequence of those.
-ContextLike = Union[str, PassageLike, Sequence[Union[str, PassageLike]]]
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _checked_text(text: str, field: str) -> str:
-    """``text`` unless it holds a lone surrogate (not valid Unicode: no judge can read it)."""
-    bad = _SURROGATE.search(text)
-    if bad is not None:
-        raise InvalidInputError(
-            f"{field} contains a lone surrogate (U+{ord(bad.group()):04X}) at index "
-            f"{bad.start()}, which is not valid Unicode; decode your input with "
-            "errors='replace' or remove it.",
-            field=field,
-        )
-    return text
-
-
-def _passage_text(item: Any, index: int) -> str:
-    """A passage from a str, a LangChain-style Document, a LlamaIndex-style node or a dict."""
-    field = f"context[{index}]"
-    if isinstance(item, bytes | bytearray | memoryview):
-        raise InvalidInputError(
-            f"{field} is {type(item).__name__}; decode it to str first.", field=field
-        )
-    if isinstance(item, str):
-        text = item
-    elif isinstance(item, Mapping):
-        for key in ("page_content", "text", "content"):
-            if isinstance(item.get(key), str):
-                text = item[key]
-                break
-        else:
-            raise InvalidInputError(
-                f"context[{index}] is a mapping without a 'page_content', 'text' or 'content' "
-                "string; pass strings or documents.",
-                field=f"context[{index}]",
-            )
-    elif isinstance(getattr(item, "page_content", None), str):
-        text = item.page_content
-    elif callable(getattr(item, "get_content", None)):
-        try:
-            text = item.get_content()
-        except Exception as exc:
-            raise InvalidInputError(
-                f"{field}: {type(item).__name__}.get_content() raised {type(exc).__name__}: {exc}",
-                field=field,
-            ) from exc
-        if not isinstance(text, str):
-            raise InvalidInputError(
-                f"{field}: {type(item).__name__}.get_content() returned "
-                f"{type(text).__name__}, not str.",
-                field=field,
-            )
-    elif isinstance(getattr(item, "text", None), str):
-        text = item.text
-    else:
-        raise InvalidInputError(
-            f"context[{index}] has type {type(item).__name__}; pass a str, a document with "
-            "'page_content', a node with 'get_content()', or a dict with 'text'.",
-            field=f"context[{index}]",
-        )
-    if not isinstance(text, str) or not text.strip():
-        raise EmptyInputError(
-            f"context[{index}] is empty; remove empty passages before checking "
-            "(invalid request: user message content is required).",
-            field=f"context[{index}]",
-        )
-    return _checked_text(text, field)
-
-
-def normalize_context(context: ContextLike) -> tuple[str, ...]:
-    """Turn any accepted context into a tuple of non-empty passage strings."""
-    if context is None:
-        raise EmptyInputError(
-            "context is required: pass the retrieved passages "
-            "(invalid request: user message content is required).",
-            field="context",
-        )
-    if isinstance(context, bytes | bytearray | memoryview):
-        raise InvalidInputError(
-            f"context is {type(context).__name__}; decode it to str first.", field="context"
-        )
-    single = (
-        isinstance(context, str | Mapping)
-        or hasattr(context, "page_content")
-        or callable(getattr(context, "get_content", None))
-        or not isinstance(context, Iterable)
-    )
-    items: list[Any] = [context] if single else list(cast(Iterable[Any], context))
-    if not items:
-        raise EmptyInputError(
-            "context is empty: pass at least one passage "
-            "(invalid request: user message content is required).",
-            field="context",
-        )
-    return tuple(_passage_text(item, i) for i, item in enumerate(items))
-
-
-def answer_text(answer: Any) -> str | None:
-    """The text of an answer-like value, or ``None``: a str, or the string ``content``,
-    ``response`` or ``text`` of a message / response object (a LangChain message with content
-    blocks has a string ``text``). The one place answer shapes are recognised."""
-    if isinstance(answer, str):
-        return answer
-    for attr in ("content", "response", "text"):
-        value = getattr(answer, attr, None)
-        if isinstance(value, str):
-            return value
-    return None
-
-
-def normalize_answer(answer: Any) -> str:
-    """The answer as a non-empty str of valid Unicode (see :func:`answer_text`)."""
-    found = answer_text(answer)
-    text: Any = answer if found is None else found
-    if isinstance(text, bytes | bytearray | memoryview):
-        raise InvalidInputError(
-            f"answer is {type(answer).__name__}; decode it to str first.", field="answer"
-        )
-    if not isinstance(text, str):
-        raise InvalidInputError(
-            f"answer has type {type(answer).__name__}; pass the generated text as a str "
-            "(or a message with a string 'content').",
-            field="answer",
-        )
-    if not text.strip():
-        raise EmptyInputError(
-            "answer is empty: there is nothing to check "
-            "(invalid request: assistant message content is required).",
-            field="answer",
-        )
-    return _checked_text(text, "answer")
-
-
-def _enum(value: Any, enum: type[Task] | type[Domain], field: str) -> Any:
-    if isinstance(value, enum):
-        return value
-    if isinstance(value, str):
-        for member in enum:
-            if member.value.lower() == value.strip().lower():
-                return member
-    allowed = ", ".join(repr(m.value) for m in enum)
-    raise InvalidInputError(f"{field} must be one of {allowed}, got {value!r}.", field=field)
 
 
 def _int_option(name: str, value: Any, *, minimum: int) -> int:
@@ -245,15 +107,6 @@ class _Piece:
     passage: int
     offset: int
     text: str
-
-
-def _distinct(a: float, b: float) -> tuple[str, str]:
-    """``a`` and ``b`` printed with the fewest decimals (at least two) that tell them apart."""
-    for digits in range(2, 18):
-        x, y = f"{a:.{digits}f}", f"{b:.{digits}f}"
-        if x != y:
-            return x, y
-    return repr(a), repr(b)
 
 
 class GroundednessChecker:
@@ -346,17 +199,9 @@ class GroundednessChecker:
         """Validate and normalise inputs into a request (raises typed errors naming the field)."""
         passages = normalize_context(context)
         text = normalize_answer(answer)
-        task_ = _enum(task, Task, "task")
-        domain_ = _enum(domain, Domain, "domain")
-        if query is not None and not isinstance(query, str):
-            raise InvalidInputError(
-                f"query has type {type(query).__name__}; pass the user's question as a str.",
-                field="query",
-            )
-        if query is not None and not query.strip():
-            query = None
-        if query is not None:
-            _checked_text(query, "query")
+        task_ = normalize_enum(task, Task, "task")
+        domain_ = normalize_enum(domain, Domain, "domain")
+        query = normalize_query(query)
         if task_ is Task.QNA and query is None:
             raise InvalidInputError(
                 "task 'QnA' requires the user's query; pass query=... or use task='Summarization'.",
@@ -509,85 +354,14 @@ class GroundednessChecker:
     def _result(
         self, request: GroundednessRequest, judgement: Judgement, chunks: int, started: float
     ) -> GroundednessResult:
-        cut = (
-            self.thresholds.for_request(request.task, request.domain)
-            if isinstance(self.thresholds, CalibratedThresholds)
-            else self.thresholds
-        )
-        sentences = [self._cut_sentence(s, cut, request) for s in judgement.sentences]
-        if judgement.score is not None:
-            score = judgement.score
-            verdict = cut.verdict(score)
-        else:
-            assert judgement.verdict is not None  # guaranteed by Judgement's validator
-            verdict = judgement.verdict
-            score = {Verdict.GROUNDED: 1.0, Verdict.NOT_SURE: 0.5, Verdict.NOT_GROUNDED: 0.0}[
-                verdict
-            ]
-        if judgement.verdict is not None and judgement.score is not None:
-            verdict = judgement.verdict  # a judge that labels itself has the last word
-        details = list(judgement.ungrounded_details)
-        if not details:
-            # each flagged sentence: the spans its judge narrowed it to, else the whole sentence
-            for s in sentences:
-                if s.verdict is Verdict.GROUNDED:
-                    continue
-                details += s.ungrounded_details or [
-                    UngroundedDetail.from_span(
-                        request.answer,
-                        s.start,
-                        s.end,
-                        s.reason or None,
-                        s.kind or UngroundedKind.UNSUPPORTED,
-                    )
-                ]
-        flagged = sum(d.length.code_point for d in details)
-        confidence = judgement.confidence
-        if confidence is None:
-            confidence = cut.confidence(score) if judgement.score is not None else 1.0
-        return GroundednessResult(
-            verdict=verdict,
-            score=score,
-            confidence=round(confidence, 6),
-            ungrounded_percentage=round(min(1.0, flagged / len(request.answer)), 6),
-            ungrounded_details=details,
-            sentences=sentences,
-            answer=request.answer,
-            task=request.task,
-            domain=request.domain,
-            reasoning=request.reasoning,
-            judge=self.judge.info.model_copy(update={"decided_by": judgement.decided_by}),
-            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        return result_of(
+            request,
+            judgement,
+            thresholds=self.thresholds,
+            judge=self.judge.info,
+            judge_thresholds=self.judge.default_thresholds,
             chunks=chunks,
-            correction=judgement.correction,
-            raw=judgement.raw,
-        )
-
-    def _cut_sentence(
-        self, s: SentenceJudgement, cut: Thresholds, request: GroundednessRequest
-    ) -> SentenceJudgement:
-        """The sentence under the checker's cut. Where that cut, not the judge, flags a sentence
-        the judge found grounded, its reason says so (the judge's "Supported by ..." would
-        contradict the verdict)."""
-        verdict = cut.verdict(s.score)
-        if verdict is Verdict.GROUNDED or s.verdict is not Verdict.GROUNDED:
-            return s.model_copy(update={"verdict": verdict})
-        if isinstance(self.thresholds, CalibratedThresholds):
-            where = self.thresholds.group_for(request.task, request.domain).name
-            name, group = "the calibrated cut", ("" if where == "all" else f" for {where}")
-        elif cut == self.judge.default_thresholds:
-            return s.model_copy(update={"verdict": verdict})
-        else:
-            name, group = "the checker's cut", ""
-        bound = cut.not_grounded if verdict is Verdict.NOT_GROUNDED else cut.grounded
-        score, line = _distinct(s.score, bound)
-        band = "" if verdict is Verdict.NOT_GROUNDED else " (the notSure band)"
-        return s.model_copy(
-            update={
-                "verdict": verdict,
-                "reason": f"score {score} is below {name} {line}{group}{band}",
-                "ungrounded_details": [],
-            }
+            started=started,
         )
 
     def _cache_key(self, request: GroundednessRequest) -> str:
@@ -743,71 +517,26 @@ class GroundednessChecker:
 
         return list(await asyncio.gather(*(one(i) for i in items)))
 
+    # -- kept for compatibility: the citation check's entry points are in citations ---------
+
     def check_citations(
-        self,
-        context: ContextLike,
-        answer: Any,
-        query: str | None = None,
-        *,
-        ids: Sequence[str | None] | None = None,
-        id_key: str | None = None,
-        pattern: str | re.Pattern[str] | None = None,
-        task: Task | str = Task.SUMMARIZATION,
-        domain: Domain | str = Domain.GENERIC,
-        require_citations: bool = False,
-        sources: Sequence[str | int] | None = None,
+        self, context: ContextLike, answer: Any, query: str | None = None, **options: Any
     ) -> CitationResult:
-        """Is each cited sentence supported by the passages it cites? Markers (``[1]``,
-        ``[1, 3]``, ``[Source 2]``, or ``pattern``) map to passages 1-based, or by id (``ids``,
-        the passages' own ids, or ``metadata[id_key]``); ``sources`` are labels the answer cites
-        as a whole, for sentences without markers. See :mod:`ground_integrations.citations`.
-        """
+        """``citations.check_citations(self, context, answer, query, **options)``: is each cited
+        sentence supported by the passages it cites? See
+        :func:`ground_integrations.citations.check_citations` for the options."""
         from .citations import check_citations
 
-        return check_citations(
-            self,
-            context,
-            answer,
-            query,
-            ids=ids,
-            id_key=id_key,
-            pattern=pattern,
-            task=task,
-            domain=domain,
-            require_citations=require_citations,
-            sources=sources,
-        )
+        return check_citations(self, context, answer, query, **options)
 
     async def acheck_citations(
-        self,
-        context: ContextLike,
-        answer: Any,
-        query: str | None = None,
-        *,
-        ids: Sequence[str | None] | None = None,
-        id_key: str | None = None,
-        pattern: str | re.Pattern[str] | None = None,
-        task: Task | str = Task.SUMMARIZATION,
-        domain: Domain | str = Domain.GENERIC,
-        require_citations: bool = False,
-        sources: Sequence[str | int] | None = None,
+        self, context: ContextLike, answer: Any, query: str | None = None, **options: Any
     ) -> CitationResult:
-        """Async twin of :meth:`check_citations`."""
+        """Async twin of :meth:`check_citations`
+        (:func:`ground_integrations.citations.acheck_citations`)."""
         from .citations import acheck_citations
 
-        return await acheck_citations(
-            self,
-            context,
-            answer,
-            query,
-            ids=ids,
-            id_key=id_key,
-            pattern=pattern,
-            task=task,
-            domain=domain,
-            require_citations=require_citations,
-            sources=sources,
-        )
+        return await acheck_citations(self, context, answer, query, **options)
 
     def close(self) -> None:
         """Close the judge if this checker created it (a judge you passed in stays yours)."""

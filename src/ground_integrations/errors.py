@@ -78,13 +78,13 @@ class ConfigurationError(GroundednessError):
 class MissingDependencyError(ConfigurationError, ImportError):
     """An optional dependency is missing; the message gives the exact install command."""
 
-    def __init__(self, package: str, extra: str) -> None:
+    def __init__(self, package: str, extra: str | None, *, install: str | None = None) -> None:
+        """``extra``: the extra that brings ``package``; None for a package of the core install,
+        whose command ``install`` gives (``pip install onnxruntime``)."""
         self.package = package
         self.extra = extra
-        super().__init__(
-            f"{package!r} is not installed. Install it with: "
-            f"pip install 'ground-integrations[{extra}]'"
-        )
+        self.install = install or f"pip install 'ground-integrations[{extra}]'"
+        super().__init__(f"{package!r} is not installed. Install it with: {self.install}")
 
 
 class InvalidInputError(GroundednessError, ValueError):

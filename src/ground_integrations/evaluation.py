@@ -1,5 +1,5 @@
-"""Evaluation on labelled JSONL (the format of ``shared/data/dev.jsonl``), shared by the CLI and
-the benchmarks.
+"""Evaluation on labelled JSONL (the format ``ground eval`` reads), shared by the CLI and the
+benchmarks.
 
 A record: ``{"id", "dataset", "task", "query", "context": [...], "answer", "label", "spans"}``
 with ``label`` ``grounded`` or ``notGrounded`` (in any case) and ``spans`` character ranges of

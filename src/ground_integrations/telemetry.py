@@ -110,7 +110,7 @@ def _tracer() -> Any:
     trace = _trace_api()
     if trace is None:
         return None
-    from . import __version__
+    from ._version import __version__
 
     # the global provider's tracer is a proxy that follows a provider set later
     provider = _state["provider"] or trace.get_tracer_provider()
@@ -124,7 +124,7 @@ def _logger() -> Any:
     logs = _logs_api()
     if logs is None:  # pragma: no cover
         return None
-    from . import __version__
+    from ._version import __version__
 
     # the global provider's logger is a proxy that follows a provider set later
     provider = _state["logger_provider"] or logs.get_logger_provider()

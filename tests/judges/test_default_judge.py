@@ -71,8 +71,9 @@ def test_bundled_model_is_the_default_when_its_runtime_imports(bundle, monkeypat
 
 def test_falls_back_to_heuristic_with_a_clear_warning(bundle, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
-    with pytest.warns(RuntimeWarning, match=r"onnxruntime not installed.*\[model\]"):
+    with pytest.warns(RuntimeWarning, match=r"onnxruntime not installed.*pip install onnxr") as w:
         judge = default_judge()
+    assert "[model]" not in str(w[0].message)  # the core install carries it, no extra
     assert isinstance(judge, HeuristicJudge)
     with pytest.warns(RuntimeWarning):
         result = GroundednessChecker().check(["Paris is in France."], "Paris is in France.")

@@ -147,3 +147,25 @@ def test_in_medicine_a_dropped_negation_is_contradicted() -> None:
     )
     assert result.verdict is Verdict.NOT_GROUNDED
     assert "negated there" in result.sentences[0].reason
+
+
+GLACIER = "The Pellan Glacier has retreated by 1.8 kilometres since 1950, a survey found."
+
+
+def test_a_cause_the_context_never_gives_is_unsupported() -> None:
+    result = GroundednessChecker().check(
+        [GLACIER],
+        "The Pellan Glacier has retreated by 1.8 kilometres since 1950 because of rising "
+        "summer temperatures.",
+        task="Summarization",
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    (detail,) = result.ungrounded_details
+    assert detail.kind is UngroundedKind.UNSUPPORTED
+    assert "cause" in detail.reason
+
+
+def test_a_cause_the_context_gives_is_no_conflict() -> None:
+    context = GLACIER + " It retreated because of rising summer temperatures."
+    sentence = "The glacier has retreated since 1950 because of rising summer temperatures."
+    assert found(context, sentence) == []

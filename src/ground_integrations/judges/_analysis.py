@@ -1137,7 +1137,12 @@ def sentence_features(
         for said, instead in feats.opposites:
             feats.reasons.append(f"it says '{said}' where the context says '{instead}'")
             feats.unsupported.append(said)
-        feats.conflicts = conflicts(sentence, window_texts, _naming(index, tokens, window))
+        feats.conflicts = conflicts(
+            sentence,
+            window_texts,
+            _naming(index, tokens, window),
+            lambda key: key in index.stems or key in given_stems,
+        )
         for found in feats.conflicts:
             feats.reasons.append(found.reason)
             feats.unsupported.append(found.said.split(" / ")[-1])

@@ -16,7 +16,7 @@ same words in another way, and never when the window also says it the sentence's
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -29,6 +29,7 @@ from ._lexicon import (
     STOPWORDS,
     SUPERLATIVES,
     TITLES,
+    UNITS,
     UNIVERSALS,
 )
 
@@ -48,6 +49,7 @@ _BE = frozenset("is are was were be been being get gets got".split())
 #: A gap between two words that ends a clause (a comma inside an appositive is handled apart).
 _CLAUSE_END = re.compile(r"[.;:!?()\[\]\"“”]")
 _NUMERIC_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+_HAS_DIGIT = re.compile(r"\d")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
 
@@ -75,6 +77,8 @@ class Conflict:
             return f"it compares with '{self.said}' the other way round from the context"
         if self.check == "negation":
             return f"it says '{self.said}' where the context says '{self.instead}'"
+        if self.check == "cause":
+            return f"it gives a cause the context does not ('{self.said}')"
         if self.check == "hedge":
             return f"it states '{self.said}' where the context only says '{self.instead}'"
         return f"it says '{self.said}' where the context says '{self.instead}'"
@@ -126,7 +130,7 @@ def _tokenize(text: str) -> tuple[_Tok, ...]:
             _Tok(
                 written,
                 low,
-                stem(low) if content else "",
+                stem(UNITS.get(low, low)) if content else "",
                 written[:1].isupper(),
                 text[end : span.start],
                 written != span.text,
@@ -735,6 +739,42 @@ def _negations(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list
     return out
 
 
+#: Words that give a cause or a reason for what comes before them.
+_CAUSAL = ("because", "due to", "owing to", "thanks to", "as a result of", "caused by")
+
+
+def _causes(toks: Sequence[_Tok], known: Callable[[str], bool]) -> list[Conflict]:
+    """A cause the context never gives: the clause after "because", "due to"... has two or more
+    content words and none of them appears in the context (or the query), where everything
+    before it does ("the glacier retreated since 1950 because of rising summer temperatures")."""
+    lows = [t.low for t in toks]
+    for i in range(1, len(toks)):
+        marker = next((c for c in _CAUSAL if lows[i : i + len(c.split())] == c.split()), None)
+        if marker is None or (
+            marker == "since"
+            and i + 1 < len(toks)
+            and toks[i + 1].key
+            and (toks[i + 1].key[:1].isdigit() or toks[i + 1].low in _CALENDAR)
+        ):
+            continue  # "since 1950": a time, no reason
+        # figures are the figure check's ("1.8 kilometres"), not words
+        before = [t.key for t in toks[:i] if t.key and not _HAS_DIGIT.search(t.key)]
+        if not before or not all(known(k) for k in before):
+            return []  # the rest is not the context's either: other features speak to it
+        clause: list[_Tok] = []
+        for t in toks[i + len(marker.split()) :]:
+            if _CLAUSE_END.search(t.gap) or (clause and t.gap.strip() == ","):
+                break
+            if t.key and not _HAS_DIGIT.search(t.key):
+                clause.append(t)
+        new = [t for t in clause if not known(t.key)]
+        if len(clause) >= 2 and len(new) == len(clause):
+            said = " ".join(t.text for t in new)
+            return [Conflict(said, "", "cause", contradicted=False)]
+        return []
+    return []
+
+
 def dropped_negation(sentence: str, window: Sequence[str], shared: int = 1) -> bool:
     """The window negates a word the sentence states without a negation, about the same words
     (at least ``shared`` of the same neighbours): "injuries have been reported" where no injuries
@@ -753,9 +793,15 @@ def dropped_negation(sentence: str, window: Sequence[str], shared: int = 1) -> b
     return False
 
 
-def conflicts(sentence: str, window: Sequence[str], context: Sequence[str] = ()) -> list[Conflict]:
+def conflicts(
+    sentence: str,
+    window: Sequence[str],
+    context: Sequence[str] = (),
+    known: Callable[[str], bool] | None = None,
+) -> list[Conflict]:
     """What ``sentence`` states differently from its supporting ``window`` (its sentences' texts);
-    ``context``: the context sentences that mention the sentence's names, for their titles."""
+    ``context``: the context sentences that mention the sentence's names, for their titles;
+    ``known``: whether a stem appears anywhere in the context or the query (for causes)."""
     toks = _tokens(sentence)
     if not toks:
         return []
@@ -771,4 +817,6 @@ def conflicts(sentence: str, window: Sequence[str], context: Sequence[str] = ())
     found += _graded(toks, win, _QUANTITY_STRENGTH, "quantifier", attached=True)
     found += _hedges(toks, win)
     found += _negations(toks, win)
+    if known is not None:
+        found += _causes(toks, known)
     return found

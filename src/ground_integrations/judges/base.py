@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import ConfigurationError, GroundednessError, JudgeError, JudgeTimeoutError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..calibration import CalibratedThresholds
+from ..errors import GroundednessError, JudgeError, JudgeTimeoutError
 from ..models import (
     GroundednessRequest,
     JudgeInfo,
@@ -26,86 +22,20 @@ from ..models import (
     SentenceJudgement,
     UngroundedDetail,
     Verdict,
-    configuration_error,
 )
+from ..thresholds import Thresholds  # the cut points' home; importable from here as before
 
 __all__ = ["Judge", "Judgement", "Thresholds"]
-
-
-class Thresholds(BaseModel):
-    """Score-to-verdict cut points.
-
-    ``score >= grounded`` is grounded, ``score < not_grounded`` is notGrounded, and anything in
-    between is notSure. Equal cut points mean no notSure band.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    grounded: float = Field(0.5, ge=0.0, le=1.0, strict=True)
-    not_grounded: float = Field(0.5, ge=0.0, le=1.0, strict=True)
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise configuration_error("Thresholds", exc) from None
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Thresholds:
-        if self.not_grounded > self.grounded:
-            raise ConfigurationError(
-                f"Thresholds: not_grounded ({self.not_grounded}) must not exceed grounded "
-                f"({self.grounded}); the notSure band lies between them."
-            )
-        return self
-
-    @classmethod
-    def around(cls, cut: float, band: float = 0.0) -> Thresholds:
-        """A cut point with a notSure band of total width ``band`` centred on it."""
-        half = band / 2
-        return cls(grounded=min(1.0, cut + half), not_grounded=max(0.0, cut - half))
-
-    @staticmethod
-    def load(path: str | Path) -> CalibratedThresholds:
-        """The cuts of a thresholds file written by ``ground calibrate`` (one per task and
-        domain), ready for ``GroundednessChecker(thresholds=...)``; see
-        :meth:`ground_integrations.calibration.CalibratedThresholds.load`."""
-        from ..calibration import CalibratedThresholds
-
-        return CalibratedThresholds.load(path)
-
-    def verdict(self, score: float) -> Verdict:
-        if score >= self.grounded:
-            return Verdict.GROUNDED
-        if score < self.not_grounded:
-            return Verdict.NOT_GROUNDED
-        return Verdict.NOT_SURE
-
-    def confidence(self, score: float) -> float:
-        """How far the score is from the undecided zone, scaled to [0, 1]."""
-        if score >= self.grounded:
-            span = 1.0 - self.grounded
-            return 1.0 if span <= 0 else min(1.0, 0.5 + 0.5 * (score - self.grounded) / span)
-        if score < self.not_grounded:
-            span = self.not_grounded
-            return 1.0 if span <= 0 else min(1.0, 0.5 + 0.5 * (self.not_grounded - score) / span)
-        return (
-            0.0
-            if self.grounded == self.not_grounded
-            else 0.5
-            * (
-                1
-                - abs(score - (self.grounded + self.not_grounded) / 2)
-                / ((self.grounded - self.not_grounded) / 2)
-            )
-        )
 
 
 class Judgement(BaseModel):
     """What a judge returns for one request (one chunk of context).
 
-    A scoring judge fills ``score`` and ``sentences``; a judge that only labels (Upstage) fills
-    ``verdict`` and may leave the rest empty. The checker turns this into a result.
+    A scoring judge fills ``score`` and ``sentences`` (each with its score and evidence); a
+    judge that only labels (Upstage) fills ``verdict`` and may leave the rest empty. The checker
+    turns this into a result and decides every verdict in it (:mod:`ground_integrations.verdicts`):
+    a sentence's ``verdict`` here is the judge's own reading under its ``default_thresholds``,
+    which words its reason, and the checker's cut replaces it.
     """
 
     model_config = ConfigDict(frozen=True)

@@ -53,6 +53,8 @@ from .heuristic import INDEX_CACHE_BYTES, HeuristicJudge
 __all__ = [
     "BUNDLED_MODEL",
     "MODEL_FEATURES",
+    "MODEL_PACKAGES",
+    "MODEL_PACKAGES_INSTALL",
     "STACK_FEATURES",
     "CrossEncoderJudge",
     "Profile",
@@ -63,6 +65,10 @@ __all__ = [
     "top_windows",
 ]
 
+#: What the model runs on: part of the core install (a trimmed environment may lack them).
+MODEL_PACKAGES = ("onnxruntime", "tokenizers", "numpy")
+#: The command that brings them back.
+MODEL_PACKAGES_INSTALL = "pip install " + " ".join(MODEL_PACKAGES)
 #: Where a wheel carries its model (``model.onnx``, ``tokenizer.json``, ``stack.json``).
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "_model"
 #: The model stage's inputs: the lexical features, then the model's.
@@ -364,7 +370,9 @@ class CrossEncoderJudge(Judge):
                     import onnxruntime as ort
                     from tokenizers import Tokenizer
                 except ImportError as exc:
-                    raise MissingDependencyError("onnxruntime and tokenizers", "model") from exc
+                    raise MissingDependencyError(
+                        "onnxruntime and tokenizers", None, install=MODEL_PACKAGES_INSTALL
+                    ) from exc
                 options = ort.SessionOptions()
                 if self.threads:
                     options.intra_op_num_threads = self.threads

@@ -86,7 +86,7 @@ def load_weights(path: Path = WEIGHTS_FILE) -> dict[Task, HeuristicWeights]:
     }
 
 
-#: Fitted by ``benchmarks/fit_heuristic.py`` on ``shared/data/dev.jsonl`` (one model per task).
+#: Fitted by ``benchmarks/fit_heuristic.py`` on the development set (one model per task).
 DEFAULT_WEIGHTS: dict[Task, HeuristicWeights] = load_weights()
 
 

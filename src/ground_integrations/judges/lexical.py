@@ -1,4 +1,4 @@
-"""The lexical baseline of ``shared/data/README.md``, kept as a judge to compare against.
+"""The lexical baseline every judge is measured against, kept as a judge to compare with.
 
 Per answer sentence: the share of its content words (lower-cased, stop words removed) that do
 not occur in the context. The answer's ungroundedness is the largest share over its sentences;

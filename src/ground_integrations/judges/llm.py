@@ -5,9 +5,9 @@ Strategies:
 
 * ``"batched"`` (default): one call per check. The answer is split into sentences here (exact
   offsets), and the model returns a structured assessment per sentence: a 0-10 score, a
-  verbatim evidence quote and a reason. This is TruLens's method (reference 001), batched.
+  verbatim evidence quote and a reason. This is TruLens's groundedness method, batched.
 * ``"per_sentence"``: one call per sentence, with bounded concurrency (TruLens's own way).
-* ``"scale_1_5"``: one call rating the whole answer 1-5 (reference 004).
+* ``"scale_1_5"``: one call rating the whole answer 1-5 (the common LLM-as-a-judge prompt).
 
 Context, query and answer are untrusted data: each sits between tags carrying a per-call random
 id, closing tags inside the data are neutralised, and the instructions say the tagged text is

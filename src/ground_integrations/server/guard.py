@@ -66,6 +66,7 @@ class RateLimiter:
         self.capacity = float(per_minute)
         self.refill = per_minute / 60.0
         self._buckets: dict[str, tuple[float, float]] = {}
+        self._prune_at = 10_000
         self._lock = threading.Lock()
 
     def take(self, identity: str) -> float | None:
@@ -81,15 +82,21 @@ class RateLimiter:
             return None
         now = time.monotonic()
         with self._lock:
-            tokens, last = self._buckets.get(identity, (self.capacity, now))
+            known = self._buckets.get(identity)
+            if known is None and cost == 0:
+                return None  # a full bucket: nothing to remember
+            tokens, last = known or (self.capacity, now)
             tokens = min(self.capacity, tokens + (now - last) * self.refill)
-            if tokens >= 1.0:
-                self._buckets[identity] = (tokens - cost, now)
-                return None
-            self._buckets[identity] = (tokens, now)
-            if len(self._buckets) > 10_000:  # forget idle identities (full buckets)
-                self._buckets = {k: v for k, v in self._buckets.items() if v[0] < self.capacity - 1}
-            return (1.0 - tokens) / self.refill
+            wait = None if tokens >= 1.0 else (1.0 - tokens) / self.refill
+            self._buckets[identity] = (tokens - cost if wait is None else tokens, now)
+            if len(self._buckets) > self._prune_at:  # forget buckets that have refilled
+                self._buckets = {
+                    k: (t, at)
+                    for k, (t, at) in self._buckets.items()
+                    if t + (now - at) * self.refill < self.capacity
+                }
+                self._prune_at = max(10_000, 2 * len(self._buckets))
+            return wait
 
 
 class SlotsTimeout(Exception):
