@@ -213,10 +213,10 @@ async def test_sentence_gate_corrects_and_rechecks(checker: GroundednessChecker)
     assert stubborn.feed(ANSWER, final=True)[-1].blocked
 
 
-def test_the_policies_docstring_examples_run() -> None:
+def test_the_text_edits_docstring_examples_run() -> None:
     import doctest
 
-    from ground_integrations import policies
+    from ground_integrations import edits
 
-    failures, tried = doctest.testmod(policies, verbose=False)
+    failures, tried = doctest.testmod(edits, verbose=False)
     assert tried > 0 and failures == 0

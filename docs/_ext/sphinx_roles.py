@@ -5,13 +5,13 @@ The package's docstrings are Google-style with Sphinx's inline roles (``:class:`
 API reference renders them with mkdocstrings, which reads Markdown: this extension rewrites
 each role, once the package is loaded, so that
 
-- a role naming an object of this package becomes ``[`Policy`][ground_integrations.policies.Policy]``,
-  an autorefs cross-reference that links to the object's entry (``mkdocs build --strict`` fails
-  when that object has no entry, so a stale name cannot slip through);
-- a role naming a private helper, or anything else (the standard library, LangChain,
-  LlamaIndex), becomes code;
-- a role whose name resolves nowhere is reported, which fails a strict build, when it sits in a
-  docstring the reference renders.
+- a role naming an object of this package becomes an (optional) autorefs cross-reference: a
+  link to the object's entry in the reference, or plain code for a helper the reference does
+  not render;
+- a role naming anything else (the standard library, LangChain, LlamaIndex) becomes code;
+- a role that names nothing, in a docstring the reference renders (a public object, or one a
+  package exports), is reported, which fails a strict build: a stale name cannot slip through.
+  So is a role naming an object of this package that does not exist.
 
 Names resolve as Sphinx resolves them: from the docstring's own scope outwards (a method, its
 class, its module, what the module imports), ``~`` shows the last component only, and a leading
@@ -25,13 +25,16 @@ tables. The docstrings themselves are left as they are: ``help()`` and IDEs show
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import re
 from typing import Any
 
 import griffe
 
-ROLE = re.compile(r":(?:py:)?(?P<role>class|func|meth|attr|mod|data|obj|exc|const):`(?P<target>[^`]+)`")
+ROLE = re.compile(
+    r":(?:py:)?(?P<role>class|func|meth|attr|mod|data|obj|exc|const):`(?P<target>[^`]+)`"
+)
 ROOT = "ground_integrations"
 logger = griffe.get_logger(__name__)
 
@@ -58,7 +61,8 @@ def _resolve(obj: griffe.Object, target: str) -> str | None:
     scope: griffe.Object | None = obj
     while scope is not None:
         if head in scope.members:
-            path = scope.members[head].path
+            member = scope.members[head]
+            path = member.target_path if member.is_alias else member.path  # an import: its origin
             return f"{path}.{rest}" if rest else path
         scope = scope.parent
     try:
@@ -87,23 +91,28 @@ def _exports(module: griffe.Object) -> set[str]:
 
 def _documented(collection: Any, path: str) -> bool:
     """Whether the reference renders the object at ``path``: each step from the package down is
-    public (in its module's ``__all__``), or the object sits in a private module and a package
-    above exports it under its own name (``langchain._guard.GroundednessGuard`` is
-    ``langchain.GroundednessGuard``)."""
+    public (a submodule without an underscore, a name in its module's ``__all__``, a class member
+    without one), or the object sits in a private module and the package above exports it under
+    its own name (``langchain._guard.GroundednessGuard`` is ``langchain.GroundednessGuard``)."""
     parts = path.split(".")
     for k in range(1, len(parts)):
         name = parts[k]
-        parent = collection.get_member(".".join(parts[:k]))
-        if name.startswith("_"):
-            if not isinstance(parent, griffe.Module) or k + 1 >= len(parts):
+        try:
+            parent = collection.get_member(".".join(parts[:k]))
+            member = parent.members[name]
+            is_module = not member.is_alias and member.is_module
+        except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+            return False
+        if is_module:
+            below = parts[k + 1] if k + 1 < len(parts) else None
+            if name.startswith("_") and (below is None or below not in _exports(parent)):
                 return False
-            exported = parts[k + 1]
-            if exported not in _exports(parent):
+        elif isinstance(parent, griffe.Module):
+            exported_above = parts[k - 1].startswith("_")  # checked at the step above
+            if name not in _exports(parent) and not exported_above:
                 return False
-            continue
-        if isinstance(parent, griffe.Module) and name not in _exports(parent):
-            if not (k >= 2 and parts[k - 1].startswith("_")):  # checked above
-                return False
+        elif name.startswith("_"):
+            return False
     return True
 
 
@@ -243,15 +252,19 @@ class SphinxRoles(griffe.Extension):
         path = _resolve(obj, target)
         if path is None and importlib.util.find_spec(target.split(".")[0]) is not None:
             path = target  # a module of the standard library or another package
+        rendered = _documented(loader.modules_collection, obj.path)
         if path is None:
-            logger.warning("%s: %s names nothing that can be found", obj.path, match[0])
+            if rendered:
+                logger.warning("%s: %s names nothing that can be found", obj.path, match[0])
             return f"`{shown}`"
         if path == ROOT or path.startswith(ROOT + "."):
             found = _find(loader.modules_collection, path)
             if found is None:
-                logger.warning("%s: %s names %s, which does not exist", obj.path, match[0], path)
+                if rendered:
+                    logger.warning("%s: %s names %s: no such object", obj.path, match[0], path)
                 return f"`{shown}`"
-            if not _documented(loader.modules_collection, found):
-                return f"`{shown}`"  # a private helper: named, not linked
-            return f"[`{shown}`][{found}]"
+            # an optional cross-reference: a link where the reference has an entry for the
+            # object, plain code (no warning) for a helper it does not render
+            code = f"<code>{html.escape(shown)}</code>"
+            return f'<autoref identifier="{found}" optional>{code}</autoref>'
         return f"`{shown}`"  # the standard library or another package: code, not a link

@@ -40,8 +40,14 @@ from .errors import (
     RateLimitError,
     UngroundedAnswerError,
 )
-from .judges import HeuristicJudge, Judge, Judgement, LexicalBaselineJudge, Thresholds
-from .judges._http import RetryPolicy
+from .judges import (
+    HeuristicJudge,
+    Judge,
+    Judgement,
+    LexicalBaselineJudge,
+    RetryPolicy,
+    Thresholds,
+)
 from .models import (
     Domain,
     Evidence,

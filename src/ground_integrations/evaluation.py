@@ -38,6 +38,7 @@ __all__ = [
     "load_records",
     "outcome_problem",
     "outcome_row",
+    "percentile",
     "read_jsonl",
     "record_outcome",
     "tune_cut",
@@ -399,13 +400,18 @@ class Metrics:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _percentile(values: Sequence[float], q: float) -> float | None:
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The ``q`` quantile of ``values`` (0 <= q <= 1), interpolated linearly between the two
+    nearest ranks; None for no values. The latency columns of metrics and report use it."""
     if not values:
         return None
     ordered = sorted(values)
     k = (len(ordered) - 1) * q
     lo, hi = math.floor(k), math.ceil(k)
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+_percentile = percentile  # the name before it was public
 
 
 def _merged(spans: Iterable[Any]) -> list[tuple[int, int]]:
@@ -472,8 +478,8 @@ def compute_metrics(
     m.f1_not_grounded = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else math.nan
     m.not_sure_rate = sum(r["verdict"] == "notSure" for r in ok) / len(ok)
     latencies = [r["latency_ms"] for r in ok if r.get("latency_ms") is not None]
-    m.latency_p50_ms = _percentile(latencies, 0.5)
-    m.latency_p95_ms = _percentile(latencies, 0.95)
+    m.latency_p50_ms = percentile(latencies, 0.5)
+    m.latency_p95_ms = percentile(latencies, 0.95)
     if with_spans:
         tp_c = fp_c = fn_c = 0
         for r in ok:

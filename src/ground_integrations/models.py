@@ -20,6 +20,9 @@ from .text import code_point_to_utf8, code_point_to_utf16
 
 __all__ = [
     "AZURE_LIMITS",
+    "AZURE_MAX_QUERY_CHARS",
+    "AZURE_MAX_SOURCES_CHARS",
+    "AZURE_MAX_TEXT_CHARS",
     "DEFAULT_LIMITS",
     "Domain",
     "Evidence",
@@ -96,8 +99,19 @@ class Limits:
 #: ``limits=None`` for no bound) to the checker.
 DEFAULT_LIMITS = Limits(max_context_chars=200_000, max_answer_chars=20_000, max_query_chars=10_000)
 
+#: Azure detectGroundedness's limits in characters: its ``groundingSources`` together, its
+#: ``text`` and its ``qna.query``. The judge, the service's Azure route and :data:`AZURE_LIMITS`
+#: read them here.
+AZURE_MAX_SOURCES_CHARS = 55_000
+AZURE_MAX_TEXT_CHARS = 7_500
+AZURE_MAX_QUERY_CHARS = 7_500
+
 #: The limits of Azure's detectGroundedness: 55,000 characters of sources, 7,500 of text and query.
-AZURE_LIMITS = Limits(max_context_chars=55_000, max_answer_chars=7_500, max_query_chars=7_500)
+AZURE_LIMITS = Limits(
+    max_context_chars=AZURE_MAX_SOURCES_CHARS,
+    max_answer_chars=AZURE_MAX_TEXT_CHARS,
+    max_query_chars=AZURE_MAX_QUERY_CHARS,
+)
 
 
 class Verdict(str, Enum):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Union
 from .calibration import CalibratedThresholds
 from .display import COLUMNS, MetricsTable, environment, render, segments, verdict_key
 from .errors import InvalidInputError, MissingDependencyError
-from .evaluation import Metrics, _percentile, compute_metrics, grouped_metrics
+from .evaluation import Metrics, compute_metrics, grouped_metrics, percentile
 from .judges.base import Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -329,7 +329,7 @@ def latency_figure(rows: Rows) -> Figure:
         if high > low:
             ax.set_xscale("log")
         for q, style in ((0.5, "--"), (0.95, ":")):
-            v = _percentile(latencies, q) or 0.0  # as in the summary table
+            v = percentile(latencies, q) or 0.0  # as in the summary table
             ax.axvline(
                 v, color="black", linestyle=style, linewidth=1, label=f"p{int(q * 100)} {v:.1f} ms"
             )

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "MAX_PUNKT_BLOCK",
+    "STOPWORDS",
     "Span",
     "base_form",
     "code_point_to_utf8",
@@ -34,6 +35,25 @@ __all__ = [
     "tokenize",
     "word_spans",
 ]
+
+#: English function words, folded as :func:`fold` folds: never content, never evidence. The
+#: judges' lexicon and the citation check read content words through this one list.
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because been
+    before being below between both but by can could did do does doing down during each either
+    else even ever every few for from further get gets got had has have having he her here hers
+    herself him himself his how however i if in into is it its itself just let like may me might
+    more most much must my myself neither nor now of off on once one only or other others
+    otherwise our ours ourselves out over own per quite rather really same shall she should
+    since so some still such than that the their theirs them themselves then there therefore
+    these they this those though through thus to too under until up upon us use used using very
+    via was we well were what whatever when whenever where whereas wherever whether which while
+    who whom whose why will with within would yes yet you your yours yourself yourselves
+    s t d ll m re ve y o
+    oh ok okay yeah yea hey hi hello um uh hmm wow lol sure thanks thank please
+    """.split()
+)
 
 # Lower-cased, without the final period, as Punkt stores them.
 _ABBREVIATIONS = frozenset(

@@ -232,7 +232,8 @@ class GroupCut(BaseModel):
 
 
 class CalibratedThresholds(BaseModel):
-    """Cuts calibrated by :func:`calibrate`: one per task/domain group and a pooled default.
+    """Cuts calibrated by :func:`~ground_integrations.calibration.calibrate`: one per task/domain
+    group and a pooled default.
 
     Load one with :meth:`load` and pass it to ``GroundednessChecker(thresholds=...)``.
     """

@@ -20,7 +20,7 @@ from ground_integrations import (
     Verdict,
 )
 from ground_integrations.judges import AzureContentSafetyJudge, UpstageJudge
-from ground_integrations.judges._http import RateLimiter, RetryPolicy
+from ground_integrations.judges._http import CallRateLimiter, RetryPolicy
 
 from ..conftest import BANK, MAUNA_KEA
 from .fake_services import API_KEY
@@ -128,6 +128,23 @@ def test_retries_are_bounded(service) -> None:
     with pytest.raises(RateLimitError) as rl:
         GroundednessChecker(upstage(service)).check([MAUNA_KEA], GOOD)
     assert rl.value.retry_after == 0.0
+
+
+async def test_async_retries_follow_the_same_rules(service) -> None:
+    service.faults.extend([("status", 503, {"error": {"message": "busy"}}, {})] * 5)
+    with pytest.raises(JudgeHTTPError) as info:
+        await GroundednessChecker(upstage(service)).acheck([MAUNA_KEA], BAD)
+    assert info.value.status_code == 503 and len(service.requests) == 3  # 1 + max_retries
+    service.faults.clear()
+    service.faults.append(("status", 400, {"error": {"message": "bad"}}, {}))
+    with pytest.raises(JudgeHTTPError):
+        await GroundednessChecker(upstage(service)).acheck([MAUNA_KEA], BAD)
+    assert len(service.requests) == 4  # a 400 is not retried
+    service.faults.append(("status", 429, {}, {"retry-after": "30"}))
+    start = time.monotonic()
+    with pytest.raises(RateLimitError):  # a wait the deadline cannot afford ends the retries
+        await GroundednessChecker(upstage(service, deadline=2.0)).acheck([MAUNA_KEA], BAD)
+    assert len(service.requests) == 5 and time.monotonic() - start < 1.5
 
 
 def test_malformed_json_is_a_response_error(service) -> None:
@@ -286,7 +303,7 @@ def test_azure_configuration_errors(monkeypatch) -> None:
 
 
 def test_rate_limiter_spaces_requests() -> None:
-    limiter = RateLimiter(2, 10.0)
+    limiter = CallRateLimiter(2, 10.0)
     assert limiter.reserve() == 0.0 and limiter.reserve() == 0.0
     third, fourth = limiter.reserve(), limiter.reserve()
     assert 9.0 < third <= 10.0 and 9.0 < fourth <= 10.0

@@ -12,6 +12,10 @@ Whatever client is passed in, every call:
   ``Authorization`` across origins) and refuses a response from another origin;
 * has a total ``deadline`` (connect, every read, retries, ``Retry-After`` and rate-limit waits);
 * streams the body and stops at ``max_response_bytes``.
+
+Retries are tenacity's loop (:func:`HTTPJudge._retrying`, one configuration for both paths):
+which errors are retried, :class:`RetryPolicy`'s backoff or the service's ``Retry-After``, and
+no retry the deadline cannot wait for.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ import asyncio
 import email.utils
 import json
 import math
-import os
 import random
 import threading
 import time
@@ -31,7 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from pydantic import SecretStr
+from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity.stop import stop_base
 
 from ..deadline import checkpoint, current_deadline
 from ..errors import (
@@ -45,24 +49,20 @@ from ..errors import (
     RateLimitError,
 )
 from ..models import GroundednessRequest
+from ._secrets import Secrets, secret_from_env
 from .base import Judge, Judgement
 
-__all__ = ["HTTPCall", "HTTPJudge", "RateLimiter", "RetryPolicy", "secret_from_env"]
+__all__ = [
+    "CallRateLimiter",
+    "HTTPCall",
+    "HTTPJudge",
+    "RateLimiter",
+    "RetryPolicy",
+    "secret_from_env",
+]
 
 DEFAULT_DEADLINE = 120.0  # seconds for one check, retries and waits included
 DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
-
-
-def secret_from_env(value: str | SecretStr | None, env: str, owner: str) -> SecretStr:
-    """An API key from the argument or the environment, or an error that says how to give it."""
-    if isinstance(value, SecretStr):
-        value = value.get_secret_value()
-    value = value or os.environ.get(env)
-    if not value:
-        raise ConfigurationError(
-            f"{owner} needs an API key: pass api_key=... or set the {env} environment variable."
-        )
-    return SecretStr(value)
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,10 @@ class RetryPolicy:
         return random.uniform(0, cap) if self.jitter else cap
 
 
-class RateLimiter:
-    """At most ``requests`` calls per ``per_seconds`` (a sliding window), shared by threads."""
+class CallRateLimiter:
+    """At most ``requests`` calls to a service per ``per_seconds`` (a sliding window), shared by
+    threads: a judge's own pace, which waits its turn (the service's limiter of incoming
+    requests refuses them instead)."""
 
     def __init__(self, requests: int, per_seconds: float) -> None:
         if requests < 1 or per_seconds <= 0:
@@ -105,6 +107,10 @@ class RateLimiter:
             start = self._calls[-self.requests] + self.per_seconds
             self._calls.append(start)
             return max(0.0, start - now)
+
+
+#: The name this class had before the service got a limiter of its own.
+RateLimiter = CallRateLimiter
 
 
 @dataclass
@@ -160,58 +166,14 @@ class _Budget:
         return self.ends - time.monotonic()
 
 
-class _Secrets:
-    """Values to hide: the judge's own secrets and every header value the judge adds."""
+class _OutOfTime(stop_base):
+    """Stop retrying when the wait before the next try would reach the end of the budget."""
 
-    def __init__(self, values: list[str]) -> None:
-        found = set()
-        for value in values:
-            if not value:
-                continue
-            found.add(value)
-            scheme, _, token = value.partition(" ")
-            if token and scheme.lower() in ("bearer", "basic", "token"):
-                found.add(token)
-        self.values = sorted((v for v in found if len(v) >= 4), key=len, reverse=True)
+    def __init__(self, budget: _Budget) -> None:
+        self.budget = budget
 
-    def text(self, text: str) -> str:
-        for value in self.values:
-            text = text.replace(value, "***")
-        return text
-
-    def data(self, data: Any) -> Any:
-        if isinstance(data, str):
-            return self.text(data)
-        if isinstance(data, Mapping):
-            return {self.text(str(k)): self.data(v) for k, v in data.items()}
-        if isinstance(data, list | tuple):
-            return [self.data(v) for v in data]
-        return data
-
-    def headers(self, headers: httpx.Headers) -> dict[str, str]:
-        return {k: self.text(v) for k, v in headers.items() if k.lower() != "set-cookie"}
-
-    def judgement(self, judgement: Judgement) -> Judgement:
-        details = [
-            d.model_copy(
-                update={
-                    "reason": self.text(d.reason) if d.reason else d.reason,
-                    "correction": self.text(d.correction) if d.correction else d.correction,
-                }
-            )
-            for d in judgement.ungrounded_details
-        ]
-        return judgement.model_copy(
-            update={
-                "raw": self.text(judgement.raw) if judgement.raw else judgement.raw,
-                "correction": (
-                    self.text(judgement.correction)
-                    if judgement.correction
-                    else judgement.correction
-                ),
-                "ungrounded_details": details,
-            }
-        )
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return (retry_state.upcoming_sleep or 0.0) >= self.budget.remaining()
 
 
 class _Body:
@@ -292,7 +254,7 @@ class HTTPJudge(Judge):
         self._async_client = async_client
         self._owns_client = client is None
         self._owns_async_client = async_client is None
-        self._limiter = RateLimiter(*rate_limit) if rate_limit else None
+        self._limiter = CallRateLimiter(*rate_limit) if rate_limit else None
         self._client_lock = threading.Lock()
 
     # -- what a vendor judge writes ----------------------------------------------------------
@@ -326,8 +288,8 @@ class HTTPJudge(Judge):
 
     # -- shared mechanics (pure) ------------------------------------------------------------
 
-    def _secrets(self, call: HTTPCall | None = None) -> _Secrets:
-        return _Secrets([*self.secrets(), *(call.headers.values() if call else ())])
+    def _secrets(self, call: HTTPCall | None = None) -> Secrets:
+        return Secrets([*self.secrets(), *(call.headers.values() if call else ())])
 
     def _redact(self, text: str) -> str:
         return self._secrets().text(text)
@@ -393,7 +355,7 @@ class HTTPJudge(Judge):
             )
         return _Body(self, response, budget)
 
-    def _body(self, response: httpx.Response, secrets: _Secrets) -> Any:
+    def _body(self, response: httpx.Response, secrets: Secrets) -> Any:
         try:
             return secrets.data(response.json())
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -461,13 +423,22 @@ class HTTPJudge(Judge):
             )
         return JudgeConnectionError(f"{self.name}: connection failed ({text})", judge=self.name)
 
-    def _next_delay(self, error: JudgeError, retry: int, budget: _Budget) -> float | None:
-        """Seconds to wait before retry number ``retry`` (0-based), or None to give up."""
-        if not error.is_retryable or retry >= self.retry.max_retries:
-            return None
-        retry_after = error.retry_after if isinstance(error, RateLimitError) else None
-        delay = self.retry.delay(retry, retry_after)
-        return delay if delay < budget.remaining() else None  # no time left to try again
+    def _retrying(self, budget: _Budget) -> dict[str, Any]:
+        """The retry loop's settings, the same for sync and async: retry what is retryable, at
+        most ``retry.max_retries`` times, after the policy's delay (or the service's
+        ``Retry-After``), never when the deadline would pass before the next try."""
+
+        def delay(state: RetryCallState) -> float:
+            error = state.outcome.exception() if state.outcome is not None else None
+            retry_after = error.retry_after if isinstance(error, RateLimitError) else None
+            return self.retry.delay(state.attempt_number - 1, retry_after)
+
+        return {
+            "retry": retry_if_exception(lambda e: isinstance(e, JudgeError) and e.is_retryable),
+            "wait": delay,
+            "stop": stop_after_attempt(self.retry.max_retries + 1) | _OutOfTime(budget),
+            "reraise": True,
+        }
 
     def _slot(self, budget: _Budget) -> float:
         """Seconds to wait for the client-side rate limit, within the deadline."""
@@ -529,39 +500,31 @@ class HTTPJudge(Judge):
         except httpx.HTTPError as exc:
             raise self._translate_transport(exc, budget) from None
 
+    def _attempt(self, request: GroundednessRequest, call: HTTPCall, budget: _Budget) -> Judgement:
+        checkpoint()  # a cancelled Deadline stops before the next attempt
+        wait = self._slot(budget)
+        if wait:
+            time.sleep(wait)
+        return self._handle(request, call, self._send(call, budget))
+
+    async def _aattempt(
+        self, request: GroundednessRequest, call: HTTPCall, budget: _Budget
+    ) -> Judgement:
+        checkpoint()
+        wait = self._slot(budget)
+        if wait:
+            await asyncio.sleep(wait)
+        return self._handle(request, call, await self._asend(call, budget))
+
     def _one(self, request: GroundednessRequest, call: HTTPCall, budget: _Budget) -> Judgement:
-        retry = 0
-        while True:
-            checkpoint()  # a cancelled Deadline stops before the next attempt
-            wait = self._slot(budget)
-            if wait:
-                time.sleep(wait)
-            try:
-                return self._handle(request, call, self._send(call, budget))
-            except JudgeError as error:
-                delay = self._next_delay(error, retry, budget)
-                if delay is None:
-                    raise
-            time.sleep(delay)
-            retry += 1
+        retrying = Retrying(**self._retrying(budget))
+        return retrying(self._attempt, request, call, budget)
 
     async def _aone(
         self, request: GroundednessRequest, call: HTTPCall, budget: _Budget
     ) -> Judgement:
-        retry = 0
-        while True:
-            checkpoint()
-            wait = self._slot(budget)
-            if wait:
-                await asyncio.sleep(wait)
-            try:
-                return self._handle(request, call, await self._asend(call, budget))
-            except JudgeError as error:
-                delay = self._next_delay(error, retry, budget)
-                if delay is None:
-                    raise
-            await asyncio.sleep(delay)
-            retry += 1
+        retrying = AsyncRetrying(**self._retrying(budget))
+        return await retrying(self._aattempt, request, call, budget)
 
     def judge(self, request: GroundednessRequest) -> Judgement:
         budget = _Budget(self.deadline)

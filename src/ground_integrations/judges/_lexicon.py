@@ -6,6 +6,8 @@ Plain data, no logic. Lists are folded (lower case, no accents) as :func:`..text
 
 from __future__ import annotations
 
+from ..text import STOPWORDS
+
 __all__ = [
     "AMBIGUOUS_UNITS",
     "FIGURE_UNITS",
@@ -32,23 +34,8 @@ __all__ = [
     "UNIVERSALS",
 ]
 
-#: Function words: never content, never evidence.
-STOPWORDS = frozenset(
-    """
-    a about above after again against all also am an and any are aren't as at be because been
-    before being below between both but by can could did do does doing down during each either
-    else even ever every few for from further get gets got had has have having he her here hers
-    herself him himself his how however i if in into is it its itself just let like may me might
-    more most much must my myself neither nor now of off on once one only or other others
-    otherwise our ours ourselves out over own per quite rather really same shall she should
-    since so some still such than that the their theirs them themselves then there therefore
-    these they this those though through thus to too under until up upon us use used using very
-    via was we well were what whatever when whenever where whereas wherever whether which while
-    who whom whose why will with within would yes yet you your yours yourself yourselves
-    s t d ll m re ve y o
-    oh ok okay yeah yea hey hi hello um uh hmm wow lol sure thanks thank please
-    """.split()
-)
+# Function words: never content, never evidence (defined in ..text, shared with the
+# citation check).
 NEGATIONS = frozenset(
     """
     not no never none nobody nothing nowhere neither nor without cannot cant dont doesnt didnt

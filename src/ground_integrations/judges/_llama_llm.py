@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigurationError, MissingDependencyError
+from ._llm_schema import BatchedAssessment
 
 __all__ = ["LlamaIndexChatModel", "is_llama_index_llm"]
 
@@ -89,8 +90,6 @@ class LlamaIndexChatModel:
         if method == "text":
             return self
         if method == "function_calling" and self.function_calling:
-            from .llm import BatchedAssessment
-
             return _Structured(self.llm, BatchedAssessment)
         return None
 

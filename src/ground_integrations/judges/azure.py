@@ -25,6 +25,9 @@ from pydantic import SecretStr
 from ..errors import ConfigurationError, InputTooLongError, JudgeResponseError
 from ..models import (
     AZURE_LIMITS,
+    AZURE_MAX_QUERY_CHARS,
+    AZURE_MAX_SOURCES_CHARS,
+    AZURE_MAX_TEXT_CHARS,
     DEFAULT_LIMITS,
     GroundednessRequest,
     IndexDetails,
@@ -47,9 +50,10 @@ from .base import Judgement
 __all__ = ["AzureContentSafetyJudge"]
 
 DEFAULT_API_VERSION = "2024-09-15-preview"
-MAX_SOURCES_CHARS = 55_000
-MAX_TEXT_CHARS = 7_500
-MAX_QUERY_CHARS = 7_500
+# the service's limits (defined once, in models)
+MAX_SOURCES_CHARS = AZURE_MAX_SOURCES_CHARS
+MAX_TEXT_CHARS = AZURE_MAX_TEXT_CHARS
+MAX_QUERY_CHARS = AZURE_MAX_QUERY_CHARS
 CHUNK_OVERLAP = 200
 UNLOCATED = "[unlocated] "
 _CORRECTION_KEYS = ("correctionText", "correction", "correctedText", "corrected_text")

@@ -143,7 +143,7 @@ class GroundednessCheck(RunnableSerializable[dict[str, Any], GroundednessResult]
         if self._cite is None:
             result = self.checker.check(context, answer, query, **kwargs)
         else:  # groundedness reads the answer without its markers ([7] is not a figure)
-            cited = self.checker.check_citations(**self._cite._arguments(value))
+            cited = self.checker.check_citations(**self._cite.citation_arguments(value))
             result = self.checker.check(context, cited.unmarked_answer, query, **kwargs)
             result = self._with(result, cited)
         dispatch_custom_event("groundedness_result", self._event(result), config=config)
@@ -159,7 +159,7 @@ class GroundednessCheck(RunnableSerializable[dict[str, Any], GroundednessResult]
         if self._cite is None:
             result = await self.checker.acheck(context, answer, query, **kwargs)
         else:
-            cited = await self.checker.acheck_citations(**self._cite._arguments(value))
+            cited = await self.checker.acheck_citations(**self._cite.citation_arguments(value))
             result = await self.checker.acheck(context, cited.unmarked_answer, query, **kwargs)
             result = self._with(result, cited)
         await adispatch_custom_event("groundedness_result", self._event(result), config=config)

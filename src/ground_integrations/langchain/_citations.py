@@ -74,7 +74,9 @@ class _CitationOptions(RunnableSerializable[Any, Any]):
         compile_pattern(value)  # raises ConfigurationError naming the problem
         return value
 
-    def _arguments(self, output: Any, original: Any = None, context: Any = None) -> dict[str, Any]:
+    def citation_arguments(
+        self, output: Any, original: Any = None, context: Any = None
+    ) -> dict[str, Any]:
         """Keyword arguments of ``check_citations`` for a chain's output (and its input);
         ``context``: the documents to use when neither has any under ``context_key``."""
         if isinstance(output, Mapping):
@@ -113,6 +115,8 @@ class _CitationOptions(RunnableSerializable[Any, Any]):
             "domain": self.domain,
         }
 
+    _arguments = citation_arguments  # its name before the guard needed it
+
     def _sources(self, output: Any) -> list[str] | None:
         if not isinstance(output, Mapping) or output.get(self.sources_key) is None:
             return None
@@ -145,12 +149,12 @@ class CitationCheck(_CitationOptions):
     def _check(
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> CitationResult:
-        return self.checker.check_citations(**self._arguments(value))
+        return self.checker.check_citations(**self.citation_arguments(value))
 
     async def _acheck(
         self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> CitationResult:
-        return await self.checker.acheck_citations(**self._arguments(value))
+        return await self.checker.acheck_citations(**self.citation_arguments(value))
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._check, input, config, **kwargs)
@@ -235,7 +239,7 @@ class CitationGuard(_CitationOptions):
         attempt = 0
         while True:
             try:
-                result = self.checker.check_citations(**self._arguments(output, value))
+                result = self.checker.check_citations(**self.citation_arguments(output, value))
             except JudgeError as exc:
                 return self._failed(output, exc)
             decision = self._decide(value, result, attempt)
@@ -255,7 +259,8 @@ class CitationGuard(_CitationOptions):
         attempt = 0
         while True:
             try:
-                result = await self.checker.acheck_citations(**self._arguments(output, value))
+                arguments = self.citation_arguments(output, value)
+                result = await self.checker.acheck_citations(**arguments)
             except JudgeError as exc:
                 return self._failed(output, exc)
             decision = self._decide(value, result, attempt)

@@ -15,11 +15,12 @@ finds a route into the wrapped chain once, when it is built:
 
 The chain itself is never changed: each retry builds its own copy. :class:`SentRequests`
 records what the model was sent, so a guard can say when a retry's request did not carry the
-feedback after all.
+feedback after all; :class:`FeedbackWarnings` says it, once per guard.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 from uuid import UUID
@@ -254,3 +255,61 @@ class SentRequests(BaseCallbackHandler):
     def missed(self, text: str) -> bool:
         """A model was called and none of its requests contains ``text``."""
         return bool(self.texts) and not any(text.strip() in t for t in self.texts)
+
+
+class FeedbackWarning(UserWarning):
+    """A guard cannot tell the chain what was wrong (so it does not regenerate), or a retry's
+    request to the model did not carry the feedback."""
+
+
+class FeedbackWarnings:
+    """A guard's warnings about its feedback (each guard warns once, saying how to fix it): a
+    regeneration was due that it could not run, or a retry's request lacked the feedback."""
+
+    def __init__(self) -> None:
+        self.warned = False
+
+    def warn(self, key: str, why: str, consequence: str) -> None:
+        """Warn, unless this guard already did; ``key`` is its feedback key."""
+        if self.warned:
+            return
+        self.warned = True
+        warnings.warn(
+            f"GroundednessGuard: {why}. Add {{{key}}} to the prompt (for "
+            f'example ("system", "...{{{key}}}")) or '
+            f'MessagesPlaceholder("{key}", optional=True) where the guard can '
+            "reach it (in the wrapped chain, not inside a function), or let it add the "
+            f"feedback as a message (feedback_slot='append'); {consequence}.",
+            FeedbackWarning,
+            stacklevel=3,
+        )
+
+    def not_regenerated(self, key: str, route: Route | None, value: Any, on_exhausted: str) -> None:
+        """A regeneration was due and could not tell the model what was wrong."""
+        if route == "input":
+            why = (
+                f"the chain takes the feedback only through its input, and its input is a "
+                f"{type(value).__name__}, not a dict"
+            )
+        else:
+            why = (
+                f"the guard found no prompt with a {{{key}}} slot and no chat "
+                "model it can reach in the chain, so a regeneration could not tell the model "
+                "what was wrong"
+            )
+        self.warn(
+            key,
+            why,
+            "until then an ungrounded answer is not regenerated and the policy's "
+            f"on_exhausted action ({on_exhausted}) applies",
+        )
+
+    def check_sent(self, key: str, sent: SentRequests, text: str) -> None:
+        """Warn when a retry's request to the model did not carry the feedback ``text``."""
+        if sent.missed(text):
+            self.warn(
+                key,
+                "a regeneration's request to the model did not contain the feedback (a step "
+                f"the guard cannot see into may set {{{key}}} itself)",
+                "the model was sent the same prompt again",
+            )

@@ -1,114 +1,55 @@
-"""GroundednessGuard: apply a Policy to a RAG chain's answer, the LangChain way."""
+"""GroundednessGuard: apply a Policy to a RAG chain's answer, the LangChain way.
+
+The guard finds the answer, the context and the query in the chain's output (or input, or the
+documents its retrievers returned), runs the core's enforce loop with a regenerate step that
+re-runs the chain with feedback (:mod:`._feedback` finds the route), and turns the outcome into
+an output of the chain's own type. Sentence streaming is :mod:`._guard_stream`'s.
+"""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal
-from uuid import UUID
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
-    BaseCallbackHandler,
     CallbackManagerForChainRun,
 )
 from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ..checker import GroundednessChecker
 from ..citations import CitationResult
-from ..errors import ConfigurationError, InvalidInputError, UngroundedAnswerError
-from ..models import Domain, Task, Verdict, configuration_error
-from ..policies import (
-    Action,
-    Enforced,
-    Policy,
-    Regeneration,
-    aenforce,
-    enforce,
-    mark_ungrounded,
-)
-from ..streaming import Release, SentenceGate
+from ..errors import ConfigurationError, InvalidInputError
+from ..models import Domain, Task, configuration_error
+from ..policies import Action, Enforced, Policy, Regeneration, aenforce, enforce
 from ._citations import CitationCheck, citation_options
-from ._convert import (
-    annotate,
-    answer_text,
-    context_passages,
-    find_query,
-    message_chunk_like,
-    with_answer,
-)
+from ._convert import annotate, answer_text, context_passages, find_query, with_answer
 from ._corrector import as_corrector, async_corrector
-from ._feedback import FeedbackRoute, SentRequests, graph_slot
+from ._feedback import (
+    FeedbackRoute,
+    FeedbackWarning,
+    FeedbackWarnings,
+    SentRequests,
+    graph_slot,
+)
+from ._guard_stream import SentenceStream, astream_sentences, stream_sentences, stream_summary
+from ._runs import RESULT_EVENT, RetrievedDocuments, attempt_config, result_event, with_handler
 
-#: The custom callback event a guard emits with its outcome (``astream_events`` shows it as
-#: ``on_custom_event`` with this name; LangSmith and Langfuse record it on the guard's run).
-RESULT_EVENT = "groundedness_result"
-
-
-class FeedbackWarning(UserWarning):
-    """A guard cannot tell the chain what was wrong (so it does not regenerate), or a retry's
-    request to the model did not carry the feedback."""
-
-
-class _Retrieved(BaseCallbackHandler):
-    """Collects the documents that retrievers return inside one guarded run."""
-
-    run_inline = True
-
-    def __init__(self) -> None:
-        self.documents: list[Document] = []
-
-    def on_retriever_end(
-        self, documents: Sequence[Document], *, run_id: UUID, **kwargs: Any
-    ) -> None:
-        seen = {(d.page_content, d.id) for d in self.documents}
-        self.documents.extend(d for d in documents if (d.page_content, d.id) not in seen)
-
-
-def stream_summary(gate: SentenceGate | None) -> dict[str, Any]:
-    """What a sentence stream did: the overall verdict (the worst sentence's), the strongest
-    action taken, whether it was blocked, and each sentence's verdict, score and action."""
-    releases = gate.releases if gate is not None else []
-    verdicts = [r.result.verdict for r in releases if r.result is not None]
-    verdict = next(
-        (v.value for v in (Verdict.NOT_GROUNDED, Verdict.NOT_SURE) if v in verdicts),
-        Verdict.GROUNDED.value if verdicts else None,
-    )
-    order = [Action.BLOCK, Action.REDACT, Action.CORRECT, Action.ANNOTATE, Action.PASS]
-    actions = {r.decision.action for r in releases}
-    action = next((a.value for a in order if a in actions), None)
-    return {
-        "verdict": verdict,
-        "action": action,
-        "blocked": any(r.blocked for r in releases),
-        "sentences": [
-            {
-                "text": r.sentence,
-                "verdict": r.result.verdict.value if r.result is not None else None,
-                "score": r.result.score if r.result is not None else None,
-                "action": r.decision.action.value,
-                "reason": r.decision.reason,
-            }
-            for r in releases
-        ],
-    }
-
-
-def _with_handler(config: RunnableConfig, handler: BaseCallbackHandler) -> RunnableConfig:
-    """``config`` with ``handler`` added to its callbacks (inherited by every child run)."""
-    callbacks = config.get("callbacks")
-    if callbacks is None:
-        return {**config, "callbacks": [handler]}
-    if isinstance(callbacks, list):
-        return {**config, "callbacks": [*callbacks, handler]}
-    manager = callbacks.copy()
-    manager.add_handler(handler, inherit=True)
-    return {**config, "callbacks": manager}
+__all__ = [
+    "CITATION_FEEDBACK_TEMPLATE",
+    "DEFAULT_FEEDBACK_TEMPLATE",
+    "RESULT_EVENT",
+    "FeedbackWarning",
+    "GroundednessGuard",
+    "feedback_slot",
+    "stream_summary",
+    "with_groundedness_guard",
+]
 
 
 def feedback_slot(chain: Runnable[Any, Any], key: str) -> Literal["text", "messages"] | None:
@@ -208,7 +149,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     )
     _slot: Literal["text", "messages"] | None = PrivateAttr(None)
     _route: FeedbackRoute | None = PrivateAttr(None)
-    _warned: bool = PrivateAttr(False)
+    _warnings: FeedbackWarnings = PrivateAttr(default_factory=FeedbackWarnings)
     _cite: CitationCheck | None = PrivateAttr(None)
 
     def __init__(
@@ -309,25 +250,6 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     def _may_regenerate(self) -> bool:
         return Action.REGENERATE in (self.policy.on_not_grounded, self.policy.on_not_sure)
 
-    def _warn(self, why: str, consequence: str | None = None) -> None:
-        if self._warned:
-            return
-        self._warned = True
-        if consequence is None:
-            consequence = (
-                "until then an ungrounded answer is not regenerated and the policy's "
-                f"on_exhausted action ({self.policy.on_exhausted.value}) applies"
-            )
-        warnings.warn(
-            f"GroundednessGuard: {why}. Add {{{self.feedback_key}}} to the prompt (for "
-            f'example ("system", "...{{{self.feedback_key}}}")) or '
-            f'MessagesPlaceholder("{self.feedback_key}", optional=True) where the guard can '
-            "reach it (in the wrapped chain, not inside a function), or let it add the "
-            f"feedback as a message (feedback_slot='append'); {consequence}.",
-            FeedbackWarning,
-            stacklevel=2,
-        )
-
     def _warn_not_regenerated(self, value: Any, enforced: Enforced) -> None:
         """Warn (once) when the policy wanted a regeneration this guard could not run."""
         if self.chain is None or not enforced.attempts or enforced.regenerations:
@@ -336,30 +258,10 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         wanted = (
             self.policy.action_for(first.verdict) if first is not None else None
         ) is Action.REGENERATE and self.policy.max_regenerations > 0
-        if not wanted:
-            return
-        route = self._route.route if self._route is not None else None
-        if route == "input":
-            why = (
-                f"the chain takes the feedback only through its input, and its input is a "
-                f"{type(value).__name__}, not a dict"
-            )
-        else:
-            why = (
-                f"the guard found no prompt with a {{{self.feedback_key}}} slot and no chat "
-                "model it can reach in the chain, so a regeneration could not tell the model "
-                "what was wrong"
-            )
-        self._warn(why)
-
-    def _check_sent(self, sent: SentRequests, text: str) -> None:
-        """Warn (once) when a retry's request to the model did not carry the feedback."""
-        if sent.missed(text):
-            self._warn(
-                "a regeneration's request to the model did not contain the feedback (a step "
-                f"the guard cannot see into may set {{{self.feedback_key}}} itself)",
-                "the model was sent the same prompt again",
-            )
+        if wanted:
+            route = self._route.route if self._route is not None else None
+            exhausted = self.policy.on_exhausted.value
+            self._warnings.not_regenerated(self.feedback_key, route, value, exhausted)
 
     # -- schemas ------------------------------------------------------------------------------
 
@@ -441,11 +343,6 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
             return False
         return isinstance(value, Mapping) or not self._route.needs_dict_input
 
-    @staticmethod
-    def _attempt_config(config: RunnableConfig, attempt: int) -> RunnableConfig:
-        tags = [*config.get("tags", []), f"groundedness:attempt:{attempt}"]
-        return {**config, "tags": tags}
-
     # -- turning the core's outcome into an output ----------------------------------------
 
     def _shape(self, output: Any, enforced: Enforced) -> Any:
@@ -471,10 +368,6 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
                     metadata_key=self.citation_metadata_key,
                 )
         return output
-
-    def _loop_policy(self) -> Policy:
-        """The policy for the sentence gate: blocks come back to :meth:`_emit`, which falls back."""
-        return self.policy.model_copy(update={"fallback_message": None})
 
     def _outcome(self, enforced: Enforced) -> Any:
         """The chain output the core's final decision releases (``enforced.payload``)."""
@@ -505,9 +398,9 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         """The wrapped chain's output for one attempt (``chain``: a retry's copy of it), and
         the documents retrieved in it."""
         assert self.chain is not None
-        seen = _Retrieved()
+        seen = RetrievedDocuments()
         output = (chain or self.chain).invoke(
-            value, _with_handler(self._attempt_config(config, attempt), seen)
+            value, with_handler(attempt_config(config, attempt), seen)
         )
         return output, seen.documents
 
@@ -519,8 +412,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         chain: Runnable[Any, Any] | None = None,
     ) -> tuple[Any, list[Any]]:
         assert self.chain is not None
-        seen = _Retrieved()
-        config = _with_handler(self._attempt_config(config, attempt), seen)
+        seen = RetrievedDocuments()
+        config = with_handler(attempt_config(config, attempt), seen)
         return await (chain or self.chain).ainvoke(value, config), seen.documents
 
     def _retry(
@@ -532,14 +425,14 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         text = self.feedback_template.format(feedback=feedback)
         sent = SentRequests()
         chain = self._route.retry_chain(text)
-        return self._retry_input(value, text), _with_handler(config, sent), chain, text, sent
+        return self._retry_input(value, text), with_handler(config, sent), chain, text, sent
 
     def _regenerate(
         self, value: Any, config: RunnableConfig, feedback: str, attempt: int
     ) -> Regeneration:
         retry, config, chain, text, sent = self._retry(value, config, feedback)
         output, retrieved = self._run_chain(retry, config, attempt, chain)
-        self._check_sent(sent, text)
+        self._warnings.check_sent(self.feedback_key, sent, text)
         return self._regenerated(value, output, retrieved)
 
     async def _aregenerate(
@@ -547,25 +440,8 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
     ) -> Regeneration:
         retry, config, chain, text, sent = self._retry(value, config, feedback)
         output, retrieved = await self._arun_chain(retry, config, attempt, chain)
-        self._check_sent(sent, text)
+        self._warnings.check_sent(self.feedback_key, sent, text)
         return self._regenerated(value, output, retrieved)
-
-    @staticmethod
-    def _event(enforced: Enforced) -> dict[str, Any]:
-        result = enforced.result
-        event = {
-            "verdict": result.verdict.value if result is not None else None,
-            "score": result.score if result is not None else None,
-            "action": enforced.decision.action.value,
-            "attempts": len(enforced.attempts),
-            "error": enforced.decision.error,
-            "result": result.model_dump(mode="json") if result is not None else None,
-        }
-        if enforced.citations is not None:
-            cited = enforced.citation_decision
-            event["citations"] = enforced.citations.to_dict()
-            event["citation_action"] = cited.action.value if cited is not None else None
-        return event
 
     def _cite_arguments(
         self, value: Any, context: Any, answer: str, payload: Any
@@ -573,7 +449,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         """``check_citations`` arguments for one attempt: its output (the loop's payload)
         against its documents, else the passages the guard found; the answer as checked."""
         assert self._cite is not None  # only called when citations are on
-        return {**self._cite._arguments(payload, value, context), "answer": answer}
+        return {**self._cite.citation_arguments(payload, value, context), "answer": answer}
 
     def _check_citations(
         self, value: Any, context: Any, answer: str, payload: Any
@@ -610,7 +486,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         )
         if regenerate is None:
             self._warn_not_regenerated(value, enforced)
-        dispatch_custom_event(RESULT_EVENT, self._event(enforced), config=config)
+        dispatch_custom_event(RESULT_EVENT, result_event(enforced), config=config)
         return self._outcome(enforced)
 
     async def _ainvoke(
@@ -634,7 +510,7 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         )
         if regenerate is None:
             self._warn_not_regenerated(value, enforced)
-        await adispatch_custom_event(RESULT_EVENT, self._event(enforced), config=config)
+        await adispatch_custom_event(RESULT_EVENT, result_event(enforced), config=config)
         return self._outcome(enforced)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -645,114 +521,22 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
 
     # -- streaming ----------------------------------------------------------------------------
 
-    def _split_chunk(self, chunk: Any, seen: dict[str, Any]) -> tuple[str | None, Any]:
-        """(answer delta, pass-through part) of one streamed chunk; records other keys."""
-        if isinstance(chunk, Mapping):
-            rest = {k: v for k, v in chunk.items() if k != self.answer_key}
-            for k, v in rest.items():
-                seen[k] = seen[k] + v if k in seen and k != self.context_key else v
-            delta = answer_text(chunk[self.answer_key]) if self.answer_key in chunk else None
-            if self.answer_key in chunk:
-                seen.setdefault("__template__", chunk[self.answer_key])
-            return delta, (rest or None)
-        seen.setdefault("__template__", chunk)
-        return answer_text(chunk, field="output"), None
-
-    def _gate(
-        self, value: Any, seen: dict[str, Any], retrieved: Sequence[Document] = ()
-    ) -> SentenceGate:
-        source = {**(value if isinstance(value, Mapping) else {}), **seen}
-        if self.context_key in source:
-            context = context_passages(source[self.context_key], field=self.context_key)
-        elif retrieved:  # a retriever ran inside the chain before the model streamed
-            context = context_passages(list(retrieved), field=self.context_key)
-        else:
-            raise InvalidInputError(
-                f"sentence streaming needs the context before the answer: stream it under "
-                f"{self.context_key!r} first, pass it in the input, or run the retriever "
-                "inside the guarded chain.",
-                field=self.context_key,
-            )
-        query = find_query(seen, value, self.query_key)
-        return SentenceGate(
-            self.checker,
-            context,
-            query=query,
-            task=self._task(query),
-            domain=self.domain,
-            policy=self._loop_policy(),
-            corrector=self.corrector,
-        )
-
-    def _emit(self, release: Release, seen: dict[str, Any], dict_stream: bool) -> Iterator[Any]:
-        if release.decision.action is Action.REDACT:
-            return  # a redacted sentence is never released
-        if release.blocked:
-            if self.policy.fallback_message is None:
-                raise self.policy.blocked_error(release.result, release.decision)
-            text = (" " if release.text[:1].isspace() else "") + self.policy.fallback_message
-        elif release.decision.action is Action.ANNOTATE and self.markers and release.result:
-            lead = release.text[: len(release.text) - len(release.text.lstrip())]
-            text = lead + mark_ungrounded(release.result.answer, release.result)
-        else:
-            text = release.text
-        piece = message_chunk_like(seen.get("__template__"), text)
-        yield {self.answer_key: piece} if dict_stream else piece
-
-    def _final_chunk(self, summary: dict[str, Any], seen: dict[str, Any], dict_stream: bool) -> Any:
-        """The stream's last chunk, carrying the outcome: ``{metadata_key: summary}`` in a dict
-        stream, an empty ``AIMessageChunk`` with it in ``response_metadata`` in a message stream
-        (None for a str stream: the ``groundedness_result`` event carries it)."""
-        if dict_stream:
-            return {self.metadata_key: summary}
-        if isinstance(seen.get("__template__"), BaseMessage):
-            return AIMessageChunk(content="", response_metadata={self.metadata_key: summary})
-        return None
-
     def _stream_sentences(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Iterator[Any]:
         value = None
         for value in inputs:  # noqa: B007 - the last (only) input
             pass
-        retrieved = _Retrieved()
+        retrieved = RetrievedDocuments()
         source = (
             self.chain.stream(
-                self._first_input(value),
-                _with_handler(self._attempt_config(config, 0), retrieved),
+                self._first_input(value), with_handler(attempt_config(config, 0), retrieved)
             )
             if self.chain
             else iter([value])
         )
-        seen: dict[str, Any] = {}
-        gate: SentenceGate | None = None
-        dict_stream = False
-        try:
-            for chunk in source:
-                dict_stream = dict_stream or isinstance(chunk, Mapping)
-                delta, passthrough = self._split_chunk(chunk, seen)
-                if passthrough:
-                    yield passthrough
-                if not delta:
-                    continue
-                gate = gate or self._gate(value, seen, retrieved.documents)
-                for release in gate.feed(delta):
-                    yield from self._emit(release, seen, dict_stream)
-                if gate.closed:
-                    break
-            else:
-                # a stream with no answer text is a failed attempt: the gate blocks it
-                gate = gate or self._gate(value, seen, retrieved.documents)
-                for release in gate.close():
-                    yield from self._emit(release, seen, dict_stream)
-        except UngroundedAnswerError:
-            dispatch_custom_event(RESULT_EVENT, stream_summary(gate), config=config)
-            raise
-        summary = stream_summary(gate)
-        dispatch_custom_event(RESULT_EVENT, summary, config=config)
-        final = self._final_chunk(summary, seen, dict_stream)
-        if final is not None:
-            yield final
+        run = SentenceStream(self, value, retrieved.documents)
+        yield from stream_sentences(run, source, config)
 
     async def _astream_sentences(
         self,
@@ -763,48 +547,19 @@ class GroundednessGuard(RunnableSerializable[Any, Any]):
         value = None
         async for value in inputs:  # noqa: B007
             pass
-        seen: dict[str, Any] = {}
-        gate: SentenceGate | None = None
-        dict_stream = False
-        retrieved = _Retrieved()
+        retrieved = RetrievedDocuments()
 
         async def source() -> AsyncIterator[Any]:
             if self.chain is None:
                 yield value
                 return
-            async for c in self.chain.astream(
-                self._first_input(value),
-                _with_handler(self._attempt_config(config, 0), retrieved),
-            ):
-                yield c
+            stream_config = with_handler(attempt_config(config, 0), retrieved)
+            async for chunk in self.chain.astream(self._first_input(value), stream_config):
+                yield chunk
 
-        try:
-            async for chunk in source():
-                dict_stream = dict_stream or isinstance(chunk, Mapping)
-                delta, passthrough = self._split_chunk(chunk, seen)
-                if passthrough:
-                    yield passthrough
-                if not delta:
-                    continue
-                gate = gate or self._gate(value, seen, retrieved.documents)
-                for release in await gate.afeed(delta):
-                    for piece in self._emit(release, seen, dict_stream):
-                        yield piece
-                if gate.closed:
-                    break
-            else:
-                gate = gate or self._gate(value, seen, retrieved.documents)
-                for release in await gate.aclose():
-                    for piece in self._emit(release, seen, dict_stream):
-                        yield piece
-        except UngroundedAnswerError:
-            await adispatch_custom_event(RESULT_EVENT, stream_summary(gate), config=config)
-            raise
-        summary = stream_summary(gate)
-        await adispatch_custom_event(RESULT_EVENT, summary, config=config)
-        final = self._final_chunk(summary, seen, dict_stream)
-        if final is not None:
-            yield final
+        run = SentenceStream(self, value, retrieved.documents)
+        async for piece in astream_sentences(run, source(), config):
+            yield piece
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
