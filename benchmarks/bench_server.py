@@ -11,8 +11,9 @@ concurrency 1 and 8: in-process from 1 or 8 threads calling ``checker.check``, t
 1 or 8 concurrent clients on loopback. The client is aiohttp's (``--client httpx`` for httpx):
 on a 2-CPU machine the client's own work competes with the server's, and aiohttp spends about
 0.3 ms of CPU a request where httpx spends 1.3 ms (the server, about 1.2 ms beyond the check).
-The two sides alternate, level by level, for ``--rounds`` rounds, so a change of load on a
-shared machine falls on both; each side's figures are over all its rounds.
+The two sides alternate, level by level, for ``--rounds`` rounds (each going first every other
+round), so a change of load on a shared machine falls on both; each side's figures are over all
+its rounds.
 
 The overhead ratios are the service's mean latency over the in-process one and its requests/s
 over the in-process ones, at each concurrency (the targets: at most 1.10x the latency at
@@ -243,9 +244,10 @@ def main() -> None:
             service.run(warm, 1)
             walls: dict[tuple[str, int], list[float]] = {}
             times: dict[tuple[str, int], list[float]] = {}
-            for _ in range(args.rounds):
+            for round_ in range(args.rounds):
                 for level in LEVELS:
-                    for name, side in (("in-process", local), ("service", service)):
+                    sides = [("in-process", local), ("service", service)]
+                    for name, side in sides[:: 1 if round_ % 2 == 0 else -1]:  # each goes first
                         if name == "in-process" and workers != args.workers[0]:
                             continue  # measured once, beside the first service
                         wall, t = side.run(records, level)

@@ -9,7 +9,9 @@ Every cache the judge keeps is bounded by bytes (the context-index cache, 256 Mi
 estimate) or by entries of bounded size, so the figure must level off, not grow with the
 number of contexts.
 
-    PYTHONPATH=src python benchmarks/bench_server_memory.py | tee benchmarks/results/server_memory.txt
+    (PYTHONPATH=src python benchmarks/bench_server_memory.py --requests 120; echo;
+     PYTHONPATH=src python benchmarks/bench_server_memory.py --tiny-sentences) \
+        | tee benchmarks/results/server_memory.txt
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ tolerance on floats):
 
 A record that raises in one tree must raise the same error type with the same message in the
 other. A tree can be made from a commit with ``git archive <sha> src | tar -x -C /tmp/before``.
+
+When the trees differ by more than the change under test (another change to a judge landed in
+between), ``--attribute judges/_structure.py ...`` runs AFTER a third time with those files as
+they are in BEFORE: identical outputs then mean the differences come from those files alone.
 """
 
 from __future__ import annotations
@@ -24,10 +28,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = [
@@ -116,33 +123,8 @@ def differing_fields(a: object, b: object, where: str = "") -> list[str]:
     return [] if a == b else [where or "(value)"]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("before")
-    parser.add_argument("after")
-    parser.add_argument("data", nargs="*", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--out", type=Path, help="also write the report to this file")
-    parser.add_argument("--limit", type=int, default=0, help="records per file (0: all)")
-    args = parser.parse_args()
-    trees = [tree_src(args.before), tree_src(args.after)]
-    lines: list[str] = []
-
-    def say(text: str = "") -> None:
-        print(text, flush=True)
-        lines.append(text)
-
-    runs = []
-    for label, src in zip(("before", "after"), trees):
-        started = time.perf_counter()
-        head, rows = run(src, args.data, args.limit)
-        runs.append(rows)
-        judge = head["judge"]
-        say(
-            f"{label}: {src} ({judge['name']} {judge['version']}): {len(rows)} records in "
-            f"{time.perf_counter() - started:.0f} s"
-        )
-    before, after = runs
-    say(f"data: {', '.join(p.name for p in args.data)}" + (f" (first {args.limit} each)" if args.limit else ""))
+def compare(before: dict[str, dict], after: dict[str, dict], say: Any) -> bool:
+    """Report the differences between two runs; True when the core fields all agree."""
     missing = sorted(set(before) ^ set(after))
     core_diff: list[str] = []
     full_diff: dict[str, int] = {}
@@ -162,16 +144,19 @@ def main() -> int:
             name = "".join(ch for ch in f if not ch.isdigit()).replace("[]", "[*]")
             full_diff[name] = full_diff.get(name, 0) + 1
     errors = sum("error" in row for row in after.values())
-    say(f"records compared: {len(set(before) & set(after))} ({errors} raise, the same in both)")
-    say(f"records in one run only: {len(missing)}" + (f" ({', '.join(missing[:5])})" if missing else ""))
+    say(f"  records compared: {len(set(before) & set(after))} ({errors} raise)")
     say(
-        "verdict, score, sentence scores and ungrounded spans: "
+        f"  records in one run only: {len(missing)}"
+        + (f" ({', '.join(missing[:5])})" if missing else "")
+    )
+    say(
+        "  verdict, score, sentence scores and ungrounded spans: "
         + ("identical for every record" if not core_diff else f"{len(core_diff)} records differ")
     )
     for item in core_diff[:40]:
-        say(f"  {item}")
+        say(f"    {item}")
     say(
-        "every other field (latency and cache flag aside): "
+        "  every other field (latency and cache flag aside): "
         + (
             "identical"
             if not full_records
@@ -179,10 +164,66 @@ def main() -> int:
             + ", ".join(f"{k} ({n})" for k, n in sorted(full_diff.items()))
         )
     )
+    return not core_diff and not missing
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("before")
+    parser.add_argument("after")
+    parser.add_argument("data", nargs="*", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out", type=Path, help="also write the report to this file")
+    parser.add_argument("--limit", type=int, default=0, help="records per file (0: all)")
+    parser.add_argument(
+        "--attribute",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="files of the package (e.g. judges/_structure.py) to take from BEFORE in a third "
+        "run of AFTER: shows whether the differences come from them",
+    )
+    args = parser.parse_args()
+    trees = [tree_src(args.before), tree_src(args.after)]
+    lines: list[str] = []
+
+    def say(text: str = "") -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    def timed_run(label: str, src: Path) -> dict[str, dict]:
+        started = time.perf_counter()
+        head, rows = run(src, args.data, args.limit)
+        judge = head["judge"]
+        say(
+            f"{label}: {src} ({judge['name']} {judge['version']}): {len(rows)} records in "
+            f"{time.perf_counter() - started:.0f} s"
+        )
+        return rows
+
+    say(
+        f"data: {', '.join(p.name for p in args.data)}"
+        + (f" (first {args.limit} each)" if args.limit else "")
+    )
+    before = timed_run("before", trees[0])
+    after = timed_run("after", trees[1])
+    say("after vs before:")
+    same = compare(before, after, say)
+    if args.attribute:
+        with tempfile.TemporaryDirectory() as tmp:
+            mixed = Path(tmp) / "src"
+            shutil.copytree(trees[1], mixed, ignore=shutil.ignore_patterns("__pycache__"))
+            for name in args.attribute:
+                source = trees[0] / "ground_integrations" / name
+                if not source.is_file():
+                    raise SystemExit(f"--attribute {name}: not a file of {trees[0]}")
+                shutil.copyfile(source, mixed / "ground_integrations" / name)
+            rows = timed_run(f"after with {', '.join(args.attribute)} as before", mixed)
+            say(f"after with {', '.join(args.attribute)} as before, vs before:")
+            compare(before, rows, say)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return 1 if core_diff or missing else 0
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT / "training"))
 
 from synth_edits import all_edits, all_rewordings  # noqa: E402
 
+from ground_integrations.judges._analysis import analyse  # noqa: E402
 from ground_integrations.judges._structure import conflicts  # noqa: E402
 from ground_integrations.text import split_sentences  # noqa: E402
 
@@ -100,13 +101,15 @@ def main() -> None:
     for sentences, i in picked:
         window = sentences[max(0, i - 1) : i + 2]
         original = sentences[i]
-        originals_flagged += bool(conflicts(original, window))
+        stems = frozenset(analyse(" ".join(sentences)).stems)
+        known = stems.__contains__
+        originals_flagged += bool(conflicts(original, window, (), known))
         others = [s for s in sentences if s != original]
         variants = [*all_edits(original, rng, others), *all_rewordings(original, rng)]
         for v in variants:
             kind = "edit" if v.label == 0 else "rewording"
             total[kind, v.category] += 1
-            found[kind, v.category] += bool(conflicts(v.text, window))
+            found[kind, v.category] += bool(conflicts(v.text, window, (), known))
 
     lines = [
         f"$ python benchmarks/structural_checks.py --sentences {args.sentences} --seed {args.seed}",

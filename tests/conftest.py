@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from ground_integrations import GroundednessChecker, HeuristicJudge
@@ -18,5 +20,15 @@ BANK = (
 @pytest.fixture
 def checker() -> GroundednessChecker:
     """A checker for mechanics tests, pinned to the heuristic so they do not move when the
-    bundled model is retrained (tests of the default judge build ``GroundednessChecker()``)."""
+    bundled model is retrained (tests of the default judge use ``default_checker``)."""
     return GroundednessChecker(HeuristicJudge())
+
+
+@pytest.fixture(scope="session")
+def default_checker() -> Iterator[GroundednessChecker]:
+    """A checker of the default judge (the bundled model), result cache off: for tests of what
+    the default judge decides. Loaded once per run."""
+    pytest.importorskip("onnxruntime")
+    checker = GroundednessChecker(cache_size=0)
+    yield checker
+    checker.close()

@@ -6,12 +6,14 @@ import pytest
 
 from ground_integrations import (
     AZURE_LIMITS,
+    DEFAULT_LIMITS,
     ConfigurationError,
     EmptyInputError,
     GroundednessChecker,
     InputTooLongError,
     InvalidInputError,
     JudgeError,
+    Limits,
     Task,
     Thresholds,
     Verdict,
@@ -289,3 +291,104 @@ async def test_checker_acloses_only_its_own_judge(monkeypatch) -> None:
     async with GroundednessChecker():
         pass
     assert created.aclosed == 1
+
+
+# -- the checker's guards: cached copies, odd text, limits, options, named culprits -------------
+
+
+def test_a_cached_result_is_a_copy_callers_cannot_change(checker) -> None:
+    first = checker.check(MAUNA_KEA, "Mauna Kea is 5,207.3 meters tall.")
+    assert first.ungrounded_details
+    first.ungrounded_details.clear()
+    first.sentences.clear()
+    second = checker.check(MAUNA_KEA, "Mauna Kea is 5,207.3 meters tall.")
+    assert second.cached and second.ungrounded_details and second.sentences
+    second.ungrounded_details.clear()
+    third = checker.check(MAUNA_KEA, "Mauna Kea is 5,207.3 meters tall.")
+    assert third.ungrounded_details
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+@pytest.mark.parametrize("where", ["answer", "context", "query"])
+def test_lone_surrogates_are_rejected_clearly(checker, task, where) -> None:
+    args = {"context": MAUNA_KEA, "answer": "Mauna Kea is tall.", "query": "How tall?"}
+    args[where] = args[where] + "\ud800"
+    with pytest.raises(InvalidInputError, match="surrogate") as info:
+        checker.check(args["context"], args["answer"], args["query"], task=task)
+    assert info.value.field is not None and info.value.field.startswith(where)
+
+
+def test_inputs_have_default_limits_that_can_be_raised() -> None:
+    checker = GroundednessChecker(HeuristicJudge())
+    assert checker.limits == DEFAULT_LIMITS
+    assert DEFAULT_LIMITS.max_answer_chars is not None
+    long_answer = "Mauna Kea is tall. " * (DEFAULT_LIMITS.max_answer_chars // 19 + 1)
+    with pytest.raises(InputTooLongError) as info:
+        checker.build_request(MAUNA_KEA, long_answer)
+    assert info.value.field == "answer" and info.value.limit == DEFAULT_LIMITS.max_answer_chars
+    raised = GroundednessChecker(HeuristicJudge(), limits=Limits(max_answer_chars=10**7))
+    assert raised.build_request(MAUNA_KEA, long_answer).answer == long_answer
+    assert GroundednessChecker(HeuristicJudge(), limits=None).limits is None
+
+
+def test_limits_are_validated() -> None:
+    with pytest.raises(ConfigurationError):
+        Limits(max_answer_chars=0)
+    with pytest.raises(ConfigurationError):
+        GroundednessChecker(HeuristicJudge(), limits="big")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [0, -1, True, 2.5])
+def test_max_concurrency_is_refused_clearly(value) -> None:
+    with pytest.raises(ConfigurationError, match="max_concurrency"):
+        GroundednessChecker(HeuristicJudge(), max_concurrency=value)
+    checker = GroundednessChecker(HeuristicJudge())
+    with pytest.raises(ConfigurationError, match="max_concurrency"):
+        checker.check_many([], max_concurrency=value)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"cache_size": -1}, {"cache_size": True}, {"chunk_overlap": "a"}]
+)
+def test_checker_options_are_type_checked(kwargs) -> None:
+    with pytest.raises(ConfigurationError):
+        GroundednessChecker(HeuristicJudge(), **kwargs)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Thresholds(grounded="high"),
+        lambda: Thresholds(grounded=True),
+        lambda: Thresholds(grounded=2.0),
+    ],
+)
+def test_bad_thresholds_are_configuration_errors(make) -> None:
+    with pytest.raises(ConfigurationError):
+        make()
+
+
+def test_a_bytearray_context_is_named(checker) -> None:
+    with pytest.raises(InvalidInputError, match="bytearray"):
+        checker.check(bytearray(b"Mauna Kea"), "Mauna Kea.")
+    with pytest.raises(InvalidInputError, match="bytearray"):
+        checker.check([bytearray(b"Mauna Kea")], "Mauna Kea.")
+    with pytest.raises(InvalidInputError, match="bytes"):
+        checker.check(MAUNA_KEA, b"Mauna Kea.")
+
+
+def test_get_content_problems_are_named(checker) -> None:
+    class Returns42:
+        def get_content(self) -> int:
+            return 42
+
+    class Raises:
+        def get_content(self) -> str:
+            raise RuntimeError("node store offline")
+
+    with pytest.raises(InvalidInputError, match=r"get_content\(\) returned int") as info:
+        checker.check([Returns42()], "Mauna Kea.")
+    assert info.value.field == "context[0]"
+    with pytest.raises(InvalidInputError, match="node store offline") as info2:
+        checker.check([Raises()], "Mauna Kea.")
+    assert isinstance(info2.value.__cause__, RuntimeError)

@@ -175,6 +175,28 @@ def test_judge_can_be_chosen_by_name_with_settings(capsys) -> None:
     assert "JSON object" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["check", "eval", "calibrate", "serve"])
+def test_every_command_reads_judge_config_the_same_way(tmp_path, capsys, command) -> None:
+    data = tmp_path / "toy.jsonl"
+    data.write_text("", encoding="utf-8")
+    args = {
+        "check": ["check", "-c", MAUNA_KEA, "-a", "Mauna Kea is a volcano."],
+        "eval": ["eval", str(data), "--no-progress"],
+        "calibrate": ["calibrate", str(data), "-o", str(tmp_path / "t.json")],
+        "serve": ["serve", "--port", "1"],  # refused before anything starts
+    }[command]
+    for bad, says in (("{not json", "is not valid JSON"), ("[1]", "must be a JSON object")):
+        assert main([*args, "--judge", "heuristic", "--judge-config", bad]) == 2
+        err = capsys.readouterr().err
+        assert f"--judge-config {says}" in err and len(err.strip().splitlines()) == 1
+
+
+def test_judge_config_needs_a_judge(capsys) -> None:
+    args = ["check", "-c", MAUNA_KEA, "-a", "Mauna Kea is a volcano."]
+    assert main([*args, "--judge-config", '{"window": 2}']) == 2
+    assert "--judge-config needs --judge" in capsys.readouterr().err
+
+
 def test_eval_groups_never_pool_subtasks() -> None:
     from ground_integrations.evaluation import grouped_metrics
 
@@ -210,7 +232,7 @@ def _write(path, records) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
 
-def test_issue10_5_resume_never_empties_the_results_file(tmp_path, capsys, monkeypatch) -> None:
+def test_resume_never_empties_the_results_file(tmp_path, capsys, monkeypatch) -> None:
     import pathlib
 
     data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
@@ -232,7 +254,7 @@ def test_issue10_5_resume_never_empties_the_results_file(tmp_path, capsys, monke
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_issue10_6_unwritable_ids_do_not_block_runs(tmp_path, capsys) -> None:
+def test_unwritable_ids_do_not_block_runs(tmp_path, capsys) -> None:
     data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
     records = _records()[:3]
     records[0] = {**records[0], "id": "bad\ud800id"}
@@ -246,7 +268,7 @@ def test_issue10_6_unwritable_ids_do_not_block_runs(tmp_path, capsys) -> None:
     assert len(out.read_text(encoding="utf-8").splitlines()) == 3
 
 
-def test_issue10_6_duplicate_ids_are_checked_once(tmp_path, capsys, monkeypatch) -> None:
+def test_duplicate_ids_are_checked_once(tmp_path, capsys, monkeypatch) -> None:
     from ground_integrations import GroundednessChecker
 
     data, out = tmp_path / "toy.jsonl", tmp_path / "out.jsonl"
@@ -264,7 +286,7 @@ def test_issue10_6_duplicate_ids_are_checked_once(tmp_path, capsys, monkeypatch)
 
 
 @pytest.mark.parametrize("value", ["-1", "-5"])
-def test_issue10_6_negative_limit_is_refused(tmp_path, capsys, value) -> None:
+def test_a_negative_limit_is_refused(tmp_path, capsys, value) -> None:
     data = tmp_path / "toy.jsonl"
     _write(data, _records())
     with pytest.raises(SystemExit) as info:
@@ -272,12 +294,12 @@ def test_issue10_6_negative_limit_is_refused(tmp_path, capsys, value) -> None:
     assert info.value.code == 2 and "--limit" in capsys.readouterr().err
 
 
-def test_issue10_14_check_applies_the_default_limits(capsys) -> None:
+def test_check_applies_the_default_limits(capsys) -> None:
     code = main(["check", "-c", MAUNA_KEA, "-a", "Mauna Kea is tall. " * 2_000])
     assert code == 2 and "over the limit of 20,000" in capsys.readouterr().err
 
 
-# -- issue 18, points 9 and 10: resumes are never stale, errors are one line ---------------
+# -- resumes are never stale, errors are one line ------------------------------------------
 
 
 def test_an_edited_record_is_checked_again_on_resume(tmp_path, capsys) -> None:

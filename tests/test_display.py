@@ -40,13 +40,8 @@ ANSWER = "The Eiffel Tower was completed in 1925. It is 330 metres tall. It is p
 
 
 @pytest.fixture(scope="module")
-def checker() -> GroundednessChecker:
-    return GroundednessChecker()  # the default judge: it tells contradicted from unsupported
-
-
-@pytest.fixture(scope="module")
-def result(checker):
-    return checker.check(CONTEXT, ANSWER, "Tell me about the tower.", task="QnA")
+def result(default_checker):
+    return default_checker.check(CONTEXT, ANSWER, "Tell me about the tower.", task="QnA")
 
 
 def _marks(page: str) -> list[tuple[str, str, str]]:
@@ -94,11 +89,11 @@ def test_a_judge_that_does_not_say_which_kind_gets_one_neutral_mark() -> None:
 
 
 @pytest.mark.parametrize("bad", HOSTILE)
-def test_everything_from_the_data_is_escaped(checker, bad: str) -> None:
+def test_everything_from_the_data_is_escaped(default_checker, bad: str) -> None:
     answer = f"It is 330 metres tall {bad}. It was finished in 1925 {bad}."
-    result = checker.check([*CONTEXT, bad], answer, bad, task="QnA")
+    result = default_checker.check([*CONTEXT, bad], answer, bad, task="QnA")
     outcome = enforce(
-        checker,
+        default_checker,
         context=[*CONTEXT, bad],
         answer=answer,
         regenerate=lambda feedback, attempt: f"It is 330 metres tall. {bad}",
@@ -106,7 +101,7 @@ def test_everything_from_the_data_is_escaped(checker, bad: str) -> None:
         raise_on_block=False,
         query=bad,
     )
-    cited = checker.check_citations(CONTEXT, f"It is 330 metres tall [1]. {bad} [3].")
+    cited = default_checker.check_citations(CONTEXT, f"It is 330 metres tall [1]. {bad} [3].")
     for obj in (result, outcome, cited):
         page = obj._repr_html_()
         assert_inert(page)  # no script, no handler, nothing fetched, every value quoted
@@ -126,10 +121,10 @@ def test_markdown_escapes_and_marks_spans(result) -> None:
     assert r"It costs \$5 \| \[link\](x) or \*more\*." in out  # $ is not maths, | not a cell
 
 
-def test_a_long_answer_is_collapsed_and_stays_small(checker) -> None:
+def test_a_long_answer_is_collapsed_and_stays_small(default_checker) -> None:
     sentence = "The tower is 330 metres tall. It was painted gold by Napoleon in 1925. "
     answer = sentence * 150  # 300 sentences, 10,650 characters
-    result = checker.check(CONTEXT, answer)
+    result = default_checker.check(CONTEXT, answer)
     page = result._repr_html_()
     assert len(answer) > ANSWER_CHARS and len(result.sentences) > MAX_ROWS
     # the answer sits in a closed <details>; the table too, capped
@@ -139,12 +134,12 @@ def test_a_long_answer_is_collapsed_and_stays_small(checker) -> None:
     assert f"and {len(result.sentences) - MAX_ROWS} more sentences" in page
     assert "more flagged spans" in page
     assert len(page) < 200_000  # about 18 bytes of HTML per character of answer at most
-    short = checker.check(CONTEXT, "It is 330 metres tall.")._repr_html_()
+    short = default_checker.check(CONTEXT, "It is 330 metres tall.")._repr_html_()
     assert "<details open>" in short and "characters" not in short
 
 
-def test_citation_result_shows_each_sentence_status(checker) -> None:
-    cited = checker.check_citations(
+def test_citation_result_shows_each_sentence_status(default_checker) -> None:
+    cited = default_checker.check_citations(
         CONTEXT,
         "The tower was completed in 1889 [2]. Paris is the capital of France [2]. "
         "It is 500 metres tall [3].",
@@ -158,9 +153,9 @@ def test_citation_result_shows_each_sentence_status(checker) -> None:
     assert_inert(page)
 
 
-def test_enforced_shows_the_action_the_released_answer_and_the_attempts(checker) -> None:
+def test_enforced_shows_the_action_the_released_answer_and_the_attempts(default_checker) -> None:
     outcome = enforce(
-        checker,
+        default_checker,
         context=CONTEXT,
         answer=ANSWER,
         regenerate=lambda feedback, attempt: "It is 330 metres tall.",
@@ -290,28 +285,28 @@ def display_page(fragments: dict[str, str]) -> str:
     return PAGE.format(light=cells("light"), dark=cells("dark"))
 
 
-def fragments(checker) -> dict[str, str]:
+def fragments(default_checker) -> dict[str, str]:
     long_answer = "The tower is 330 metres tall. It was painted gold by Napoleon in 1925. " * 150
     unbreakable = "x" * 3000 + " is a word the context lacks."
     outcome = enforce(
-        checker,
+        default_checker,
         context=CONTEXT,
         answer=ANSWER,
         regenerate=lambda feedback, attempt: "It is 330 metres tall.",
         policy=Policy.regenerate(max_regenerations=2),
     )
     return {
-        "result": checker.check(
+        "result": default_checker.check(
             CONTEXT, ANSWER, "Tell me about the tower.", task="QnA"
         )._repr_html_(),
-        "long": checker.check(CONTEXT, long_answer)._repr_html_(),
-        "unbreakable": checker.check(CONTEXT, unbreakable)._repr_html_(),
-        "citations": checker.check_citations(
+        "long": default_checker.check(CONTEXT, long_answer)._repr_html_(),
+        "unbreakable": default_checker.check(CONTEXT, unbreakable)._repr_html_(),
+        "citations": default_checker.check_citations(
             CONTEXT, "The tower was completed in 1889 [2]. It is 500 metres tall [3]."
         )._repr_html_(),
         "enforced": outcome._repr_html_(),
         "metrics": metrics_table(grouped_metrics(ROWS), title="metrics")._repr_html_(),
-        "hostile": checker.check(
+        "hostile": default_checker.check(
             [*CONTEXT, HOSTILE[2]], f"It is tall {HOSTILE[0]} {HOSTILE[2]}."
         )._repr_html_(),
     }
@@ -337,8 +332,8 @@ def assert_laid_out(seen: dict, names: list[str]) -> None:
 
 
 @needs_chromium
-def test_every_display_renders_in_light_and_dark_themes(checker, tmp_path: Path) -> None:
-    shown = fragments(checker)
+def test_every_display_renders_in_light_and_dark_themes(default_checker, tmp_path: Path) -> None:
+    shown = fragments(default_checker)
     page = tmp_path / "display.html"
     page.write_text(display_page(shown), encoding="utf-8")
     seen = probe(page, tmp_path, width=1400)

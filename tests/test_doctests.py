@@ -8,11 +8,20 @@ import pytest
 
 import ground_integrations
 import ground_integrations.streaming
+import ground_integrations.support
 import ground_integrations.testing
+import ground_integrations.timeouts
 
 
 @pytest.mark.parametrize(
-    "module", [ground_integrations, ground_integrations.testing, ground_integrations.streaming]
+    "module",
+    [
+        ground_integrations,
+        ground_integrations.testing,
+        ground_integrations.streaming,
+        ground_integrations.support,
+        ground_integrations.timeouts,
+    ],
 )
 def test_docstring_examples_run(module) -> None:
     failures, tried = doctest.testmod(module, verbose=False)

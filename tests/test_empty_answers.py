@@ -1,4 +1,4 @@
-"""Issue 12, point 8: an empty generated answer is a failed attempt, the same way everywhere:
+"""An empty generated answer is a failed attempt, the same way everywhere:
 regenerated when the policy can, else blocked with a clear decision (never a crash, never
 silence)."""
 
@@ -19,11 +19,6 @@ from ground_integrations.streaming import SentenceGate
 from .conftest import MAUNA_KEA
 
 GOOD = "Its peak is 4,207.3 m above sea level."
-
-
-@pytest.fixture
-def checker() -> GroundednessChecker:
-    return GroundednessChecker(HeuristicJudge())
 
 
 @pytest.mark.parametrize("empty", ["", "   \n "])

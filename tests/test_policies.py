@@ -148,3 +148,21 @@ def test_feedback_is_bounded_on_a_looping_answer(checker) -> None:
     answer = " ".join(f"Mauna Kea is {1000 + i} meters tall." for i in range(30))
     feedback = checker.check([MAUNA_KEA], answer).feedback(max_items=5)
     assert feedback.count("\n- ") == 6 and "and 25 more unsupported statements" in feedback
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"max_regenerations": True},
+        {"max_regenerations": "2"},
+        {"max_regenerations": -1},
+        {"on_not_grounded": "explode"},
+        {"fallback_message": 3},
+        {"unknown_option": 1},
+        {"on_exhausted": "regenerate"},
+        {"attempt_timeout": 0},
+    ],
+)
+def test_policy_mistakes_are_configuration_errors(kwargs) -> None:
+    with pytest.raises(ConfigurationError):
+        Policy(**kwargs)

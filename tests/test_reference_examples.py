@@ -19,11 +19,6 @@ TASKS = ("QnA", "Summarization")
 SUN = "The sun rises from the east due to the visual effect caused by the Earth's rotation."
 
 
-@pytest.fixture(scope="module")
-def default_checker() -> GroundednessChecker:
-    return GroundednessChecker(cache_size=0)
-
-
 def checker_for(judge: str) -> GroundednessChecker:
     """The embedded default judge (``"default"``) or the heuristic alone, no result cache."""
     return GroundednessChecker(None if judge == "default" else HeuristicJudge(), cache_size=0)
@@ -664,7 +659,7 @@ def test_a_hedged_scaled_figure_is_exact_in_the_medical_domain() -> None:
     assert "the figure 4 million does not appear" in medical.ungrounded_details[0].reason.lower()
 
 
-# Issue 31's one-fact edits and faithful rewordings, in both tasks. The figure cases (scale
+# One-fact edits and faithful rewordings, in both tasks. The figure cases (scale
 # words, units, list items, brackets) are caught by the figure check; the others need a model
 # that reads meaning. Known misses of the bundled judge are strict expected failures: each flips
 # to a pass, and the marker must go, when a judge that catches it ships.

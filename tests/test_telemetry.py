@@ -1,4 +1,4 @@
-"""Issue 18, point 13: every check is an OpenTelemetry span, every policy decision an event."""
+"""Every check is an OpenTelemetry span, every policy decision an event."""
 
 from __future__ import annotations
 

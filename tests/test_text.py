@@ -143,3 +143,29 @@ def test_a_hyphen_joins_compounds_but_not_the_ends_of_a_range() -> None:
         "12",
         "guests",
     ]
+
+
+def test_a_huge_paragraph_is_split_without_punkts_regex_timeout(monkeypatch) -> None:
+    from ground_integrations import text
+
+    class Slow:
+        def span_tokenize(self, block: str):  # what NLTK's redos raises on a huge block
+            if len(block) > text.MAX_PUNKT_BLOCK:
+                raise TimeoutError("regex match exceeded the 5.0s timeout")
+            yield 0, len(block)
+
+    monkeypatch.setattr(text, "_punkt", lambda: Slow())
+    paragraph = "word " * 50_000 + "end. Next one."
+    spans = text.split_sentences(paragraph)
+    assert spans and all(paragraph[s.start : s.end] == s.text for s in spans)
+    assert spans[-1].text.endswith("Next one.")
+
+    def broken(block: str):
+        raise TimeoutError("regex match exceeded the 5.0s timeout")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(
+        text, "_punkt", lambda: type("B", (), {"span_tokenize": staticmethod(broken)})()
+    )
+    spans = text.split_sentences("One. Two three. Four.")
+    assert [s.text for s in spans] == ["One.", "Two three.", "Four."]

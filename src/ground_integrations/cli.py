@@ -1,4 +1,6 @@
-"""The ``ground`` command.
+"""The ``ground`` command: its options, the entry point that turns every error into one line
+and an exit code, and the ``check`` and ``serve`` commands (``eval`` and ``calibrate`` are
+:mod:`ground_integrations._cli.evaluate`'s).
 
 ``ground check``: check one answer. Context comes from ``--context`` (repeatable),
 ``--context-file`` (repeatable; one passage per file) or stdin (``--context -``).
@@ -45,22 +47,38 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .checker import AZURE_LIMITS, DEFAULT_LIMITS, GroundednessChecker
+from ._cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_JUDGE,
+    EXIT_NOT_GROUNDED,
+    EXIT_NOT_SURE,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+    judge_settings,
+    make_checker,
+)
+from ._cli.evaluate import calibrate_command, eval_command
+from .checker import AZURE_LIMITS, DEFAULT_LIMITS
 from .errors import GroundednessError, InvalidInputError, JudgeError
-from .models import GroundednessRequest, GroundednessResult, Verdict
+from .models import GroundednessResult, Verdict
 
-EXIT_OK, EXIT_NOT_GROUNDED, EXIT_USAGE, EXIT_NOT_SURE, EXIT_JUDGE, EXIT_PARTIAL = 0, 1, 2, 3, 4, 5
-EXIT_INTERRUPTED = 130
-#: How many failed records the eval summary names (then it counts the rest).
-_NAMED_FAILURES = 10
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_JUDGE",
+    "EXIT_NOT_GROUNDED",
+    "EXIT_NOT_SURE",
+    "EXIT_OK",
+    "EXIT_PARTIAL",
+    "EXIT_USAGE",
+    "main",
+]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -221,15 +239,6 @@ def _thresholds_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _make_checker(args: argparse.Namespace, **options: Any) -> GroundednessChecker:
-    thresholds = None
-    if getattr(args, "thresholds", None) is not None:
-        from .calibration import CalibratedThresholds
-
-        thresholds = CalibratedThresholds.load(args.thresholds)
-    return GroundednessChecker(_make_judge(args), thresholds=thresholds, **options)
-
-
 def _serve_options(sub: Any) -> None:
     serve = sub.add_parser(
         "serve",
@@ -279,7 +288,7 @@ def _serve_options(sub: Any) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .server.settings import _json_object, load_settings
+    from .server.settings import load_settings
 
     settings = load_settings(
         config_file=args.config,
@@ -288,9 +297,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         judge=args.judge,
-        judge_config=_json_object(args.judge_config, "--judge-config")
-        if args.judge_config
-        else None,
+        judge_config=args.judge_config,
         thresholds=args.thresholds,
         no_auth=args.no_auth,
         force_no_auth=args.force_no_auth,
@@ -349,26 +356,6 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _make_judge(args: argparse.Namespace) -> Any:
-    from .judges import load_judge
-
-    try:
-        settings = json.loads(args.judge_config)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"--judge-config is not valid JSON: {exc.msg}", field="judge-config"
-        ) from exc
-    if not isinstance(settings, dict):
-        raise InvalidInputError("--judge-config must be a JSON object", field="judge-config")
-    if args.judge is None:
-        from .judges import default_judge
-
-        if settings:
-            raise InvalidInputError("--judge-config needs --judge", field="judge-config")
-        return default_judge()
-    return load_judge(args.judge, **settings)
-
-
 def _read_stdin_once(state: dict[str, str | None]) -> str:
     if state.get("stdin") is None:
         state["stdin"] = sys.stdin.read()
@@ -415,7 +402,7 @@ def _check(args: argparse.Namespace) -> int:
     state: dict[str, str | None] = {}
     answer = _read_stdin_once(state) if args.answer == "-" else args.answer
     context = _gather_context(args, state)
-    checker = _make_checker(args, limits=AZURE_LIMITS if args.azure_limits else DEFAULT_LIMITS)
+    checker = make_checker(args, limits=AZURE_LIMITS if args.azure_limits else DEFAULT_LIMITS)
     result = checker.check(
         context, answer, args.query, task=args.task, domain=args.domain, reasoning=args.reasoning
     )
@@ -436,441 +423,16 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _row_line(row: dict[str, Any]) -> str:
-    # ASCII JSON: an id or text with a lone surrogate is escaped ("\\ud800"), never unwritable.
-    return json.dumps(row, ensure_ascii=True) + "\n"
-
-
-def _load_done(output: Path) -> dict[str, dict[str, Any]]:
-    """Outcomes already written. A line cut short by an interruption is dropped: the kept lines
-    go to a temporary file that then replaces the results atomically, so a kill at any moment
-    leaves either the old file or the new one, never an empty or half-written one."""
-    done: dict[str, dict[str, Any]] = {}
-    if not output.exists():
-        return done
-    from .evaluation import outcome_problem
-
-    lines = output.read_text(encoding="utf-8", errors="replace").splitlines()
-    broken = False
-    invalid: list[str] = []
-    for number, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line)
-            key = str(row["id"])
-        except (json.JSONDecodeError, KeyError, TypeError, RecursionError):
-            broken = True
-            continue
-        # an outcome is trusted only in the shape ground writes (the report shows it)
-        problem = outcome_problem(row)
-        if problem is not None:
-            broken = True
-            invalid.append(f"line {number}: {problem}")
-            continue
-        done[key] = row
-    if invalid:
-        print(
-            f"ground: {output}: {len(invalid)} line(s) are not outcomes ground writes "
-            f"({'; '.join(invalid[:3])}); their records are checked again",
-            file=sys.stderr,
-        )
-    if broken:
-        tmp = output.with_name(output.name + ".tmp")
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.writelines(_row_line(r) for r in done.values())
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, output)
-        finally:
-            tmp.unlink(missing_ok=True)
-    return done
-
-
-def _unique(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records with their ids made str and duplicates dropped (the first one is kept)."""
-    seen: set[str] = set()
-    out: list[dict[str, Any]] = []
-    dropped: list[str] = []
-    for i, r in enumerate(records):
-        key = str(r.setdefault("id", f"line-{i + 1}"))
-        if key in seen:
-            dropped.append(key)
-            continue
-        seen.add(key)
-        out.append(r)
-    if dropped:
-        shown = ", ".join(repr(k) for k in sorted(set(dropped))[:5])
-        print(
-            f"ground: skipped {len(dropped)} record(s) with a duplicate id ({shown}); "
-            "only the first of each id is evaluated",
-            file=sys.stderr,
-        )
-    return out
-
-
-def _refuse_other_judge(
-    done: dict[str, dict[str, Any]], ident: dict[str, Any], output: Path
-) -> None:
-    """Outcomes of another judge (or other settings) are never reused nor mixed with ours."""
-    for row in done.values():
-        theirs = row.get("judge")
-        if not isinstance(theirs, dict) or theirs.get("key") != ident["key"]:
-            who = (
-                f"{theirs.get('name')} {theirs.get('version')}"
-                if isinstance(theirs, dict)
-                else "an earlier version of ground"
-            )
-            if isinstance(theirs, dict) and theirs.get("name") == ident["name"]:
-                who += " with other settings or --thresholds"
-            raise InvalidInputError(
-                f"{output} holds outcomes of {who}, not of {ident['name']} {ident['version']}; "
-                "pass --fresh to replace them or --output to write elsewhere",
-                field="output",
-            )
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file: resolved with symlinks followed, or (both existing)
-    the same inode, which also catches hard links."""
-    try:
-        if a.resolve() == b.resolve():
-            return True
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except (OSError, RuntimeError):  # a symlink loop
-        return False
-
-
-def _refuse_to_overwrite(outputs: dict[str, Path | None], inputs: dict[str, Path | None]) -> None:
-    """Refuse an output path that is one of the inputs, or another output: ground never
-    destroys what it reads (``--report a.jsonl`` would replace the records with HTML)."""
-    named = [(name, path) for name, path in outputs.items() if path is not None]
-    sources = [(name, path) for name, path in inputs.items() if path is not None]
-    for i, (name, path) in enumerate(named):
-        for other, source in sources + named[:i]:
-            if _same_file(path, source):
-                raise InvalidInputError(
-                    f"{name} {path} is the same file as {other} {source}; writing it would "
-                    "destroy it: choose another path",
-                    field=name.lstrip("-"),
-                )
-
-
-def _check_writable(path: Path, option: str) -> None:
-    """Fail now, in one line, if ``path`` cannot be written: not after a long run. Opening for
-    append changes nothing in an existing file; a file created by the test is removed."""
-    if path.is_dir():
-        raise InvalidInputError(f"{path}: is a directory, expected a file", field=option)
-    existed = path.exists()
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        raise InvalidInputError(
-            f"{option} {path}: cannot write there ({exc.strerror}); choose another path",
-            field=option.lstrip("-"),
-        ) from None
-    if not existed:
-        path.unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
-def _holding(output: Path) -> Iterator[None]:
-    """Hold ``OUTPUT.lock`` while this run writes ``output``: two runs appending to one
-    outcomes file would each redo and write every record."""
-    from filelock import FileLock, Timeout
-
-    lock = FileLock(f"{output}.lock", timeout=0)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise InvalidInputError(
-            f"{output} is being written by another `ground eval` (it holds {output}.lock); "
-            "wait for that run to finish, or pass --output to write elsewhere",
-            field="output",
-        ) from None
-    try:
-        yield
-    finally:
-        lock.release()
-
-
-def _eval(args: argparse.Namespace) -> int:
-    output = args.output or args.path.with_suffix(".results.jsonl")
-    _refuse_to_overwrite(
-        {"--output": output, "--report": args.report},
-        {"the input": args.path, "--thresholds": args.thresholds},
-    )
-    _check_writable(output, "--output")
-    if args.report is not None:
-        _check_writable(args.report, "--report")
-    with _holding(output):
-        return _evaluate(args)
-
-
-def _evaluate(args: argparse.Namespace) -> int:
-    from .evaluation import (
-        format_table,
-        grouped_metrics,
-        input_key,
-        judge_identity,
-        load_records,
-        outcome_row,
-        record_outcome,
-        tune_cut,
-    )
-
-    if args.engine == "ray":
-        from .batch._dataset import _ray
-
-        _ray()  # MissingDependencyError now, not after reading the file
-    records, skipped = load_records(args.path)
-    if not records:
-        shown = "; ".join(str(s) for s in skipped[:3])
-        raise InvalidInputError(
-            f"{args.path}: no record to evaluate" + (f" ({shown})" if shown else ""), field="path"
-        )
-    if args.limit is not None:
-        records = records[: args.limit]
-    records = _unique(records)
-    output = args.output or args.path.with_suffix(".results.jsonl")
-    if output.is_dir():
-        raise InvalidInputError(f"{output}: is a directory, expected a file", field="output")
-    checker = _make_checker(args, cache_size=0)
-    if args.report is not None:
-        _report_ready()  # fail before the long run, not after it
-    ident = judge_identity(
-        checker.judge, checker.thresholds if args.thresholds is not None else None
-    )
-    if args.fresh and output.exists():
-        output.unlink()
-    done = _load_done(output)
-    _refuse_other_judge(done, ident, output)
-    keys = {str(r["id"]): input_key(r) for r in records}
-    # an outcome is reused only for the same content (an edited answer is checked again)
-    todo = [r for r in records if done.get(str(r["id"]), {}).get("input") != keys[str(r["id"])]]
-    stamp = {"name": ident["name"], "version": ident["version"], "key": ident["key"]}
-    interrupted = False
-    shards: Generator[list[dict[str, Any]], None, None]
-    if args.engine == "ray":
-        shards = _ray_outcomes(args, checker, todo)
-    else:
-        shards = ([outcome_row(checker, record)] for record in todo)
-    try:
-        from tqdm import tqdm
-
-        bar = tqdm(
-            total=len(records),
-            initial=len(records) - len(todo),
-            unit="rec",
-            disable=args.no_progress,
-            file=sys.stderr,
-        )
-        with open(output, "a", encoding="utf-8") as fh:
-            # one write per record (local) or per finished shard (ray)
-            for shard in shards:
-                for row in shard:
-                    row.update(input=keys[str(row["id"])], judge=stamp)
-                fh.write("".join(_row_line(row) for row in shard))
-                fh.flush()
-                for row in shard:
-                    done[str(row["id"])] = row
-                bar.update(len(shard))
-        bar.close()
-    except KeyboardInterrupt:
-        interrupted = True
-        print(
-            f"\ninterrupted: {len(done)} outcomes kept in {output}; run again to resume",
-            file=sys.stderr,
-        )
-    except OSError as exc:  # a full disk, a quota: what was written stays, and resumes
-        print(
-            f"\nground: cannot write {exc.filename or output}: {exc.strerror or exc}; "
-            f"{len(done)} outcomes kept in {output}; make room and run again to resume",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    finally:
-        shards.close()  # the Ray engine stops the Ray instance it started
-    wanted = {str(r["id"]) for r in records}
-    rows = [row for key, row in done.items() if key in wanted]
-    print(
-        format_table(
-            grouped_metrics(rows, not_sure_as=args.not_sure_as),
-            title=f"{checker.judge.name} {checker.judge.version} on {args.path} "
-            f"({len(rows)}/{len(records)} records; notSure counted as {args.not_sure_as})",
-        )
-    )
-    print(f"outcomes: {output}")
-    failed = [str(s) for s in skipped] + [
-        f"id {row['id']!r}: {row['error']}" for row in rows if row.get("error")
-    ]
-    if failed:
-        print(f"{len(failed)} record(s) not evaluated:")
-        for line in failed[:_NAMED_FAILURES]:
-            print(f"  {line}")
-        if len(failed) > _NAMED_FAILURES:
-            print(f"  ... and {len(failed) - _NAMED_FAILURES} more")
-    if args.report is not None and rows:
-        _write_report(args, checker, rows, records)
-    if args.baseline:
-        from .judges.lexical import LexicalBaselineJudge
-
-        base = GroundednessChecker(LexicalBaselineJudge(), cache_size=0)
-        scored: list[tuple[dict[str, Any], GroundednessRequest]] = []
-        base_rows = []
-        for r in records:
-            try:
-                scored.append((r, base.build_request(r["context"], r["answer"])))
-            except GroundednessError as exc:
-                base_rows.append(record_outcome(r, error=exc))
-        raw = [base.judge.run(req).score or 0.0 for _, req in scored]
-        cut = tune_cut(raw, [r["label"] for r, _ in scored])
-        tuned = GroundednessChecker(LexicalBaselineJudge(cut), cache_size=0)
-        base_rows += [record_outcome(r, tuned.check(req.context, req.answer)) for r, req in scored]
-        print()
-        print(
-            format_table(
-                grouped_metrics(base_rows),
-                title=f"lexical baseline, cut {cut:.3f} tuned on this file",
-            )
-        )
-    if interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_PARTIAL if failed else EXIT_OK
-
-
-def _ray_outcomes(
-    args: argparse.Namespace, checker: GroundednessChecker, todo: list[dict[str, Any]]
-) -> Generator[list[dict[str, Any]], None, None]:
-    """``--engine ray``: outcome rows per finished shard, from actors built like ``checker``."""
-    from .batch import JudgeSpec
-    from .batch._dataset import eval_outcomes
-
-    options: dict[str, Any] = {}
-    if args.thresholds is not None:
-        options["thresholds"] = checker.thresholds
-    spec = JudgeSpec(args.judge, json.loads(args.judge_config), options)
-    return eval_outcomes(
-        todo,
-        spec,
-        workers=args.workers,
-        address=args.address,
-        shard_size=args.shard_size,
-    )
-
-
-def _report_ready() -> None:
-    """Raise MissingDependencyError now if the report extra is missing."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError as exc:
-        from .errors import MissingDependencyError
-
-        raise MissingDependencyError("matplotlib", "report") from exc
-
-
-def _write_report(
-    args: argparse.Namespace,
-    checker: GroundednessChecker,
-    rows: list[dict[str, Any]],
-    records: list[dict[str, Any]],
-) -> None:
-    from .calibration import CalibratedThresholds
-    from .judges.base import Thresholds
-    from .report import ReportInput, write_report
-
-    cut: Thresholds | dict[str, Thresholds]
-    if isinstance(checker.thresholds, CalibratedThresholds):
-        cut = {g.name: g.thresholds for g in checker.thresholds.groups}
-        cut["all"] = checker.thresholds.default.thresholds
-    else:
-        cut = checker.thresholds
-    path = write_report(
-        ReportInput(
-            rows=rows,
-            records={str(r["id"]): r for r in records},
-            title=f"{checker.judge.name} {checker.judge.version} on {args.path.name}",
-            cut=cut,
-            not_sure_as=args.not_sure_as,
-        ),
-        args.report,
-    )
-    print(f"report: {path}")
-
-
-def _judge_of(row: dict[str, Any]) -> str | None:
-    """``name version`` of the judge an outcome row names (``ground eval`` stamps it)."""
-    stamp = row.get("judge")
-    if isinstance(stamp, dict):
-        return f"{stamp.get('name')} {stamp.get('version')}"
-    return stamp if isinstance(stamp, str) else None
-
-
-def _calibrate(args: argparse.Namespace) -> int:
-    from .calibration import calibrate, require_examples
-    from .evaluation import load_records, outcome_row, read_jsonl
-
-    _refuse_to_overwrite({"--output": args.output}, {"the input": args.path})
-    _check_writable(args.output, "--output")
-    raw = list(read_jsonl(args.path))
-    rows: list[dict[str, Any]]
-    if raw and all("score" in r and "answer" not in r for r in raw):
-        judge = _make_judge(args)
-        mine = f"{judge.info.name} {judge.info.version}"
-        rows = _unique(raw)  # outcomes of `ground eval`: already scored
-        used = {j for j in map(_judge_of, rows) if j is not None}
-        if used and used != {mine}:
-            raise InvalidInputError(
-                f"{args.path} holds outcomes of {', '.join(sorted(used))}, not of "
-                f"{mine}; pass the same --judge the outcomes were made with",
-                field="judge",
-            )
-    else:
-        from tqdm import tqdm
-
-        records, skipped = load_records(args.path)
-        for s in skipped[:_NAMED_FAILURES]:
-            print(f"ground: skipped {s}", file=sys.stderr)
-        records = _unique(records)
-        # count the labels before loading the judge and scoring anything
-        require_examples(
-            records,
-            max_pass_rate=args.max_pass_rate,
-            confidence=args.confidence,
-            per_group=not args.pooled,
-        )
-        judge = _make_judge(args)
-        checker = GroundednessChecker(judge, cache_size=0)
-        # the same per-record check as `ground eval` (local and Ray), so the cut is chosen on
-        # exactly the scores an evaluation reports
-        try:
-            rows = [
-                outcome_row(checker, record)
-                for record in tqdm(records, unit="rec", disable=args.no_progress, file=sys.stderr)
-            ]
-        except KeyboardInterrupt:
-            print(
-                f"\ninterrupted before the cut was chosen: nothing written to {args.output}",
-                file=sys.stderr,
-            )
-            return EXIT_INTERRUPTED
-    thresholds = calibrate(
-        rows,
-        max_pass_rate=args.max_pass_rate,
-        confidence=args.confidence,
-        judge=judge.info,
-        per_group=not args.pooled,
-    )
-    thresholds.save(args.output)
-    print(thresholds.summary())
-    print(f"thresholds: {args.output}")
-    return EXIT_OK
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"check": _check, "eval": _eval, "calibrate": _calibrate, "serve": _serve}
+    commands = {
+        "check": _check,
+        "eval": eval_command,
+        "calibrate": calibrate_command,
+        "serve": _serve,
+    }
     try:
+        args.judge_config = judge_settings(args.judge_config)  # read once, for every command
         return commands[args.command](args)
     except InvalidInputError as exc:
         print(f"ground: invalid input: {exc}", file=sys.stderr)

@@ -406,7 +406,7 @@ class Policy(BaseModel):
         self, result: GroundednessResult | None, decision: Decision, citations: Any = None
     ) -> UngroundedAnswerError:
         """The exception a block raises (adapters use this so every host raises the same):
-        :func:`blocked_error`."""
+        :func:`~ground_integrations.decisions.blocked_error`."""
         return blocked_error(result, decision, citations)
 
 

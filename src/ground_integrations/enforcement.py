@@ -11,13 +11,11 @@ or the :class:`~ground_integrations.errors.JudgeError` a check raised. Two short
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Generator
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,6 +25,7 @@ from .edits import Corrector, corrected_text, correction_requests, splice, with_
 from .errors import ConfigurationError, EmptyInputError, EnforceTimeoutError, JudgeError
 from .inputs import normalize_answer, normalize_context
 from .models import Domain, GroundednessResult, Task, Verdict
+from .timeouts import acall_within, call_within
 
 if TYPE_CHECKING:  # pragma: no cover
     from .checker import GroundednessChecker
@@ -276,31 +275,26 @@ class _Loop:
     # -- the sync and async ways of running one step under the policy's time limits --
 
     def call(self, what: str, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """``fn(*args, **kwargs)`` within the time left (a hung step is abandoned in its worker
+        thread, not joined)."""
         seconds, limit = self.timeout(what)
         if seconds is None:
             return fn(*args, **kwargs)
-        # A worker thread we do not wait for: a hung step is abandoned, not joined.
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ground-enforce")
-        try:
-            run = contextvars.copy_context().run
-            return pool.submit(run, fn, *args, **kwargs).result(seconds)
-        except FutureTimeoutError:
-            raise self.expired(what, limit) from None
-        finally:
-            pool.shutdown(wait=False)
+        expired = partial(self.expired, what, limit)
+        return call_within(
+            seconds, fn, *args, expired=expired, thread_name="ground-enforce", **kwargs
+        )
 
     @property
     def timed(self) -> bool:
         return self.policy.attempt_timeout is not None or self.deadline is not None
 
     async def acall(self, what: str, step: Awaitable[_T]) -> _T:
+        """``await step`` within the time left (cancelled past it)."""
         seconds, limit = self.timeout(what)
         if seconds is None:
             return await step
-        try:
-            return await asyncio.wait_for(step, seconds)
-        except asyncio.TimeoutError:
-            raise self.expired(what, limit) from None
+        return await acall_within(seconds, step, expired=partial(self.expired, what, limit))
 
 
 @dataclass(frozen=True)

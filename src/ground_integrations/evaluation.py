@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .display import format_table  # the `ground eval` table, str() of a MetricsTable
 from .errors import GroundednessError, InvalidInputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -542,19 +543,3 @@ def tune_cut(scores: Sequence[float], labels: Sequence[str]) -> float:
         if ba > best:
             best, best_cut = ba, nxt
     return best_cut
-
-
-def format_table(groups: dict[str, Metrics], *, title: str = "") -> str:
-    def f(x: float | None, digits: int = 3) -> str:
-        return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
-
-    cols = ("bal.acc", "F1(nG)", "spanF1", "notSure", "p50 ms", "p95 ms")
-    head = f"{'dataset:task':28s} {'n':>5s} " + " ".join(f"{c:>7s}" for c in cols)
-    lines = ([title] if title else []) + [head]
-    for key, m in groups.items():
-        lines.append(
-            f"{key:28s} {m.n:5d} {f(m.balanced_accuracy):>7s} {f(m.f1_not_grounded):>7s} "
-            f"{f(m.span_f1):>7s} {f(m.not_sure_rate):>7s} {f(m.latency_p50_ms, 2):>7s} "
-            f"{f(m.latency_p95_ms, 2):>7s}" + (f"  errors={m.errors}" if m.errors else "")
-        )
-    return "\n".join(lines)

@@ -17,9 +17,11 @@ import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .decisions import Action, Decision, Policy
+from .edits import Corrector, corrected_text, judge_correction
 from .errors import JudgeError
+from .inputs import normalize_context
 from .models import Domain, GroundednessResult, Task, UngroundedDetail
-from .policies import Action, Corrector, Decision, Policy, _corrected, judge_correction
 from .text import split_sentences
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -143,8 +145,6 @@ class SentenceGate:
         if fixed is not None:
             return fixed
         assert self.corrector is not None  # decide() corrects only with one
-        from .checker import normalize_context
-
         return self.corrector(sentence, list(normalize_context(self.context)))
 
     def _corrected(
@@ -203,7 +203,7 @@ class SentenceGate:
             result, error = self._check(sentence)
             release = self._decide(text, sentence, start, result, error)
             if release.decision.action is Action.CORRECT and result is not None:
-                fixed = _corrected(self._correction(sentence, result))
+                fixed = corrected_text(self._correction(sentence, result))
                 again, error = self._check(fixed)
                 release = self._corrected(text, sentence, fixed, again, error, release.decision)
             out.append(release)
@@ -246,7 +246,7 @@ class SentenceGate:
             release = self._decide(text, sentence, start, result, error)
             if release.decision.action is Action.CORRECT and result is not None:
                 value = self._correction(sentence, result)
-                fixed = _corrected(await value if inspect.isawaitable(value) else value)
+                fixed = corrected_text(await value if inspect.isawaitable(value) else value)
                 again, error = await self._acheck(fixed)
                 release = self._corrected(text, sentence, fixed, again, error, release.decision)
             out.append(release)

@@ -212,7 +212,7 @@ def _punkt_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
         stop = end if end - pos <= MAX_PUNKT_BLOCK else _window_end(text, pos, end)
         window = text[pos:stop]
         try:
-            spans = []
+            spans: list[tuple[int, int]] = []
             for span in tokenizer.span_tokenize(window):  # lazy: a sentence at a time
                 if len(spans) % 64 == 0:
                     checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here

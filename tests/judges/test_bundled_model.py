@@ -34,14 +34,9 @@ SUN_QUERY = "Where does the sun rise?"
 # the heuristic (see docs/model_card.md), which misses this antonym. The model catches it in QnA.
 
 
-@pytest.fixture(scope="module")
-def checker() -> GroundednessChecker:
-    return GroundednessChecker(cache_size=0)
-
-
-def test_is_the_default_and_runs_without_network(checker, monkeypatch) -> None:
+def test_is_the_default_and_runs_without_network(default_checker, monkeypatch) -> None:
     assert isinstance(default_judge(), CrossEncoderJudge)
-    assert isinstance(checker.judge, CrossEncoderJudge)
+    assert isinstance(default_checker.judge, CrossEncoderJudge)
 
     def no_network(*args, **kwargs):
         raise AssertionError("the bundled model must not touch the network")
@@ -74,17 +69,17 @@ def test_is_the_default_and_runs_without_network(checker, monkeypatch) -> None:
         ([SUN], "The sun rises from the west.", SUN_QUERY, "QnA", Verdict.NOT_GROUNDED),
     ],
 )
-def test_reference_examples(checker, context, answer, query, task, expected) -> None:
-    result = checker.check(context, answer, query, task=task)
+def test_reference_examples(default_checker, context, answer, query, task, expected) -> None:
+    result = default_checker.check(context, answer, query, task=task)
     assert result.verdict is expected, result.sentences
     if expected is Verdict.NOT_GROUNDED:
         assert result.ungrounded_details and result.ungrounded_details[0].reason
 
 
-def test_deterministic_across_runs_and_instances(checker) -> None:
+def test_deterministic_across_runs_and_instances(default_checker) -> None:
     answer = "Mauna Kea is the highest point in Hawaii. It is an active volcano."
-    first = checker.check([MAUNA_KEA], answer)
-    again = checker.check([MAUNA_KEA], answer)
+    first = default_checker.check([MAUNA_KEA], answer)
+    again = default_checker.check([MAUNA_KEA], answer)
     other = GroundednessChecker(CrossEncoderJudge(), cache_size=0).check([MAUNA_KEA], answer)
     assert first.score == again.score == other.score
     assert [s.score for s in first.sentences] == [s.score for s in other.sentences]

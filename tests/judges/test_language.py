@@ -190,12 +190,6 @@ def test_a_short_answer_takes_well_under_a_millisecond() -> None:
 needs_model = pytest.mark.skipif(bundled_model() is None, reason="no bundled model")
 
 
-@pytest.fixture(scope="module")
-def checker() -> GroundednessChecker:
-    pytest.importorskip("onnxruntime")
-    return GroundednessChecker(cache_size=0)
-
-
 def language_checked(result) -> bool:
     return (result.judge.decided_by or "").startswith(("language check", "lexical evidence"))
 
@@ -203,9 +197,11 @@ def language_checked(result) -> bool:
 @needs_model
 @pytest.mark.parametrize("code,answer,context", FOREIGN, ids=[f[0] for f in FOREIGN])
 @pytest.mark.parametrize("task", ["QnA", "Summarization"])
-def test_a_foreign_answer_and_context_are_not_sure(checker, code, answer, context, task) -> None:
+def test_a_foreign_answer_and_context_are_not_sure(
+    default_checker, code, answer, context, task
+) -> None:
     query = "When was the company founded?" if task == "QnA" else None
-    r = checker.check([context], answer, query, task=task)
+    r = default_checker.check([context], answer, query, task=task)
     assert r.verdict is Verdict.NOT_SURE
     assert r.judge.decided_by == f"language check (answer {code}, context {code})"
     reason = r.sentences[0].reason
@@ -216,17 +212,19 @@ def test_a_foreign_answer_and_context_are_not_sure(checker, code, answer, contex
 
 @needs_model
 @pytest.mark.parametrize("code,answer,context", FOREIGN[1:4], ids=[f[0] for f in FOREIGN[1:4]])
-def test_a_foreign_answer_or_context_alone_is_enough(checker, code, answer, context) -> None:
+def test_a_foreign_answer_or_context_alone_is_enough(
+    default_checker, code, answer, context
+) -> None:
     english = "The company was founded in 1998 in Berlin and has about 500 employees."
-    r = checker.check([ENGLISH_CONTEXT], answer)
+    r = default_checker.check([ENGLISH_CONTEXT], answer)
     assert r.verdict is Verdict.NOT_SURE and r.sentences[0].reason.startswith("The answer is in")
-    r = checker.check([context], english)
+    r = default_checker.check([context], english)
     assert r.verdict is Verdict.NOT_SURE and r.sentences[0].reason.startswith("The context is in")
     assert r.judge.decided_by == f"language check (answer en, context {code})"
 
 
 @needs_model
-def test_english_is_left_alone(checker) -> None:
+def test_english_is_left_alone(default_checker) -> None:
     for context, answer in [
         ([ENGLISH_CONTEXT], "The company was founded in 1998 in Berlin."),
         ([ENGLISH_CONTEXT], "It has 800 employees."),
@@ -235,20 +233,23 @@ def test_english_is_left_alone(checker) -> None:
         ([MAUNA_KEA], "4,207.3 m."),
         ([BANK], "They pay me 10/hour."),
     ]:
-        r = checker.check(context, answer)
+        r = default_checker.check(context, answer)
         assert not language_checked(r), (answer, r.judge.decided_by)
         assert not any("not English" in s.reason for s in r.sentences)
 
 
 @needs_model
-def test_a_verbatim_copy_stays_grounded(checker) -> None:
+def test_a_verbatim_copy_stays_grounded(default_checker) -> None:
     context = FOREIGN[1][2]
     answer = (
         "Elle compte aujourd'hui 500 salariés et vend ses logiciels aux banques de toute l'Europe."
     )
     assert detect(answer).code == "fr"
-    r = checker.check([context], answer)
-    assert r.verdict is Verdict.GROUNDED and r.score >= checker.judge.default_thresholds.grounded
+    r = default_checker.check([context], answer)
+    assert (
+        r.verdict is Verdict.GROUNDED
+        and r.score >= default_checker.judge.default_thresholds.grounded
+    )
     assert r.judge.decided_by == (
         "lexical evidence (answer fr, context fr): the answer is copied verbatim from the context"
     )
@@ -256,9 +257,9 @@ def test_a_verbatim_copy_stays_grounded(checker) -> None:
 
 
 @needs_model
-def test_a_changed_figure_stays_not_grounded(checker) -> None:
+def test_a_changed_figure_stays_not_grounded(default_checker) -> None:
     answer = "Die Firma wurde 2005 in Berlin gegründet und hat heute rund 500 Mitarbeiter."
-    r = checker.check([FOREIGN[0][2]], answer)
+    r = default_checker.check([FOREIGN[0][2]], answer)
     assert r.verdict is Verdict.NOT_GROUNDED
     assert r.judge.decided_by == (
         "lexical evidence (answer de, context de): a figure of the answer contradicts the context"
@@ -267,11 +268,11 @@ def test_a_changed_figure_stays_not_grounded(checker) -> None:
 
 
 @needs_model
-def test_a_figure_written_the_other_way_decides_nothing(checker) -> None:
+def test_a_figure_written_the_other_way_decides_nothing(default_checker) -> None:
     # "1.500" in German is 1,500; a model that cannot read the answer says nothing sure
     context = "Die Firma hat heute 1.500 Mitarbeiter und verkauft Software an Banken in Europa."
     answer = "Das Unternehmen beschäftigt heute etwa 1 500 Menschen in seinen Büros in Europa."
-    r = checker.check([context], answer)
+    r = default_checker.check([context], answer)
     assert r.verdict is Verdict.NOT_SURE
 
 
@@ -290,8 +291,8 @@ def test_figures_compare_across_conventions_and_lengths() -> None:
 
 
 @needs_model
-def test_a_short_verbatim_answer_decides_nothing(checker) -> None:
+def test_a_short_verbatim_answer_decides_nothing(default_checker) -> None:
     # "Ja." occurs in almost any German text
     context = "Ja, die Firma wurde 1998 in Berlin gegründet und hat heute rund 500 Mitarbeiter."
-    r = checker.check([context], "Ja.", "Wurde die Firma in Berlin gegründet?", task="QnA")
+    r = default_checker.check([context], "Ja.", "Wurde die Firma in Berlin gegründet?", task="QnA")
     assert r.verdict is Verdict.NOT_SURE and r.judge.decided_by.startswith("language check")

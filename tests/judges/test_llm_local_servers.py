@@ -1,4 +1,4 @@
-"""Issue 12: the LLM judge on local OpenAI-compatible servers (llama.cpp-like fakes on loopback)."""
+"""The LLM judge on local OpenAI-compatible servers (llama.cpp-like fakes on loopback)."""
 
 from __future__ import annotations
 

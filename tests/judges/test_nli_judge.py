@@ -101,11 +101,11 @@ def test_missing_extra_names_the_install_command(monkeypatch, random_model) -> N
         GroundednessChecker(NLIJudge(random_model)).check([MAUNA_KEA], "x y")
 
 
-# -- issue 18 point 12: without the extra, the error says what to install ------------------
+# -- without the extra, the error says what to install --------------------------------------
 
 
 @pytest.mark.parametrize("absent", ["torch", "transformers"])
-def test_issue18_12_without_the_extra_building_the_judge_names_it(monkeypatch, absent) -> None:
+def test_without_the_extra_building_the_judge_names_it(monkeypatch, absent) -> None:
     monkeypatch.setitem(sys.modules, absent, None)  # as if not installed
     for build in (NLIJudge, lambda: load_judge("nli")):
         with pytest.raises(MissingDependencyError, match=r"ground-integrations\[nli\]") as caught:
@@ -115,7 +115,7 @@ def test_issue18_12_without_the_extra_building_the_judge_names_it(monkeypatch, a
 
 
 @needs_nli
-def test_issue18_12_torch_gone_at_check_time_is_still_a_missing_dependency(
+def test_torch_gone_at_check_time_is_still_a_missing_dependency(
     monkeypatch, random_model
 ) -> None:
     judge = NLIJudge(random_model, max_length=64)

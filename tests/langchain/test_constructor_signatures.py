@@ -43,3 +43,22 @@ def test_the_chain_goes_by_position_or_by_name_and_unknown_options_are_refused()
     assert GroundednessGuard(policy=Policy.block()).policy == Policy.block()
     with pytest.raises(TypeError, match="polcy"):
         GroundednessGuard(chain, polcy=Policy.block())  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"policy": "block"}, {"streaming": "words"}],
+)
+def test_bad_guard_options_are_configuration_errors(checker, options) -> None:
+    from ground_integrations import ConfigurationError
+
+    with pytest.raises(ConfigurationError):
+        GroundednessGuard(checker=checker, **options)
+
+
+def test_a_bad_check_option_is_a_configuration_error(checker) -> None:
+    from ground_integrations import ConfigurationError
+    from ground_integrations.langchain import GroundednessCheck
+
+    with pytest.raises(ConfigurationError, match="domain"):
+        GroundednessCheck(checker=checker, domain="Legal")

@@ -1,4 +1,4 @@
-"""Issue 18, points 1-3: the guard fits LangChain code as people write it."""
+"""The guard fits LangChain code as people write it."""
 
 from __future__ import annotations
 

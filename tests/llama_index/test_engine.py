@@ -56,7 +56,7 @@ def test_annotate_marks_answer_and_node_support(index) -> None:
         postprocessor=None,
         policy=Policy.annotate(),
     )
-    guarded.postprocessor.markers = True
+    guarded.response_policy.markers = True  # the engine's own: a setting changed here holds
     response = guarded.query(QUESTION)
     # the words at fault are marked, not the sentence
     assert response.response == "Mauna Kea is [unsupported: 5,207.3 meters tall]."
@@ -68,6 +68,32 @@ def test_annotate_marks_answer_and_node_support(index) -> None:
     }
     assert support["mauna-kea"] > support["python"] == 0.0
     assert response.metadata["groundedness_decision"].action.value == "annotate"
+
+
+def test_the_engine_holds_the_response_policy_it_is_given(index) -> None:
+    from ground_integrations import ConfigurationError
+    from ground_integrations.llama_index import (
+        GroundednessPostprocessor,
+        GroundednessResponsePolicy,
+    )
+
+    responses = GroundednessResponsePolicy(policy=Policy.annotate(), metadata_key="checked")
+    guarded = GroundedQueryEngine(engine(index, ScriptedLLM()), response_policy=responses)
+    assert guarded.response_policy is responses  # held, not rebuilt on every access
+    response = guarded.query(QUESTION)
+    assert response.metadata["checked"].verdict is Verdict.NOT_GROUNDED
+    assert "groundedness" not in response.metadata
+    with pytest.raises(ConfigurationError, match="response_policy"):
+        GroundedQueryEngine(
+            engine(index, ScriptedLLM()), response_policy=responses, policy=Policy()
+        )
+    # the older postprocessor= gives its settings once; its node filter is still offered
+    post = GroundednessPostprocessor(policy=Policy.annotate(), metadata_key="old")
+    older = GroundedQueryEngine(engine(index, ScriptedLLM()), postprocessor=post)
+    assert older.postprocessor is post and older.response_policy.metadata_key == "old"
+    assert "old" in older.query(QUESTION).metadata
+    built = GroundedQueryEngine(engine(index, ScriptedLLM()), response_policy=responses)
+    assert built.postprocessor.metadata_key == "checked"  # a node filter configured alike
 
 
 def test_block_raises_or_uses_the_fallback(index) -> None:

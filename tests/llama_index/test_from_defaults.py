@@ -1,4 +1,4 @@
-"""from_defaults constructors and Settings.llm for the LLM judge (issue 18 point 7)."""
+"""from_defaults constructors and Settings.llm for the LLM judge."""
 
 from __future__ import annotations
 

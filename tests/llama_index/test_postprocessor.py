@@ -4,7 +4,7 @@ import pytest
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from ground_integrations import Policy, UngroundedAnswerError, Verdict
+from ground_integrations import Policy
 from ground_integrations.llama_index import GroundednessPostprocessor
 
 from ..conftest import MAUNA_KEA
@@ -19,30 +19,28 @@ def _response(text: str) -> Response:
     return Response(text, source_nodes=nodes)
 
 
-def test_annotate_and_tell_regeneration() -> None:
-    post = GroundednessPostprocessor(policy=Policy())
-    out = post.process_response(_response(HALLUCINATION), QUESTION, can_regenerate=True)
-    assert post.needs_regeneration(out)
-    assert out.metadata["groundedness"].verdict is Verdict.NOT_GROUNDED
-    assert out.response == HALLUCINATION
-    good = post.process_response(_response(GROUNDED), QUESTION)
-    assert not post.needs_regeneration(good) and good.metadata["groundedness"].is_grounded
-    assert good.source_nodes[0].node.metadata["groundedness_support"] > 0.5
-
-
-def test_block_without_regeneration() -> None:
-    post = GroundednessPostprocessor(policy=Policy())
-    with pytest.raises(UngroundedAnswerError):
-        post.process_response(_response(HALLUCINATION), QUESTION)  # cannot regenerate: on_exhausted
-    fallback = GroundednessPostprocessor(policy=Policy.block(fallback_message="-"))
-    assert fallback.process_response(_response(HALLUCINATION)).response == "-"
-
-
-async def test_async_matches_sync() -> None:
-    post = GroundednessPostprocessor(policy=Policy.annotate())
-    a = await post.aprocess_response(_response(HALLUCINATION), QUESTION)
-    b = post.process_response(_response(HALLUCINATION), QUESTION)
-    assert a.metadata["groundedness"].score == b.metadata["groundedness"].score
+def test_the_old_response_methods_delegate_with_a_deprecation_warning() -> None:
+    post = GroundednessPostprocessor(policy=Policy(), markers=True)
+    with pytest.warns(DeprecationWarning, match=r"response_policy\.process_response"):
+        out = post.process_response(_response(HALLUCINATION), QUESTION, can_regenerate=True)
+    with pytest.warns(DeprecationWarning, match="needs_regeneration"):
+        assert post.needs_regeneration(out)
+    direct = post.response_policy.process_response(
+        _response(HALLUCINATION), QUESTION, can_regenerate=True
+    )
+    assert out.metadata["groundedness"].score == direct.metadata["groundedness"].score
+    assert post.response_policy.markers is True  # configured like the postprocessor
+    for name in (
+        "task_for",
+        "check_response",
+        "acheck_response",
+        "aprocess_response",
+        "apply",
+        "finish",
+        "fallback",
+    ):
+        with pytest.warns(DeprecationWarning):
+            assert callable(getattr(post, name))
 
 
 def test_as_node_postprocessor_drops_nodes_that_support_nothing_of_the_query(index) -> None:
@@ -59,7 +57,7 @@ def test_as_node_postprocessor_drops_nodes_that_support_nothing_of_the_query(ind
     assert [n.node.metadata["source"] for n in kept] == ["python"]
 
 
-def test_issue11_3_node_filter_copies_nodes_and_hides_its_metadata_from_the_llm() -> None:
+def test_node_filter_copies_nodes_and_hides_its_metadata_from_the_llm() -> None:
     from llama_index.core.schema import MetadataMode
 
     nodes = _response(HALLUCINATION).source_nodes
@@ -74,18 +72,13 @@ def test_issue11_3_node_filter_copies_nodes_and_hides_its_metadata_from_the_llm(
         assert "groundedness_support" not in node.node.get_content(MetadataMode.LLM)
 
 
-def test_issue11_3_response_policy_is_its_own_object() -> None:
-    from ground_integrations.llama_index import GroundednessResponsePolicy
-
-    responses = GroundednessResponsePolicy(policy=Policy.annotate())
-    out = responses.process_response(_response(HALLUCINATION), QUESTION)
-    assert out.metadata["groundedness"].verdict is Verdict.NOT_GROUNDED
-    support = out.source_nodes[0].node
-    assert "groundedness_support" in support.excluded_llm_metadata_keys
-    assert GroundednessPostprocessor().response_policy.metadata_key == "groundedness"
+def test_blank_query_and_no_draft_keep_every_node_unscored() -> None:
+    nodes = _response(HALLUCINATION).source_nodes
+    kept = GroundednessPostprocessor(min_support=0.9).postprocess_nodes(nodes, query_str="  ")
+    assert kept == nodes  # nothing to score against: the nodes as given
 
 
-# -- issue 18 point 8: support means something, stays out of the prompt and the embedding ----
+# -- support means something, stays out of the prompt and the embedding ----------------------
 
 
 def _nodes(*texts: str) -> list[NodeWithScore]:
@@ -95,7 +88,7 @@ def _nodes(*texts: str) -> list[NodeWithScore]:
     ]
 
 
-def test_issue18_8_one_shared_word_is_not_full_support() -> None:
+def test_one_shared_word_is_not_full_support() -> None:
     nodes = _nodes(
         MAUNA_KEA, "Kea birds live in the mountains of New Zealand.", "Paris has a tower."
     )
@@ -109,7 +102,7 @@ def test_issue18_8_one_shared_word_is_not_full_support() -> None:
     assert [k.node.metadata["n"] for k in strict] == [0]
 
 
-def test_issue18_8_draft_support_is_the_judges_sentence_score(checker) -> None:
+def test_draft_support_is_the_judges_sentence_score(checker) -> None:
     draft = "Python was first released in 1991."
     nodes = _nodes(
         "Python was created by Guido van Rossum and first released in 1991.",
@@ -122,7 +115,7 @@ def test_issue18_8_draft_support_is_the_judges_sentence_score(checker) -> None:
     assert kept[1].node.metadata["groundedness_support"] == 0.0  # no evidence in that node
 
 
-async def test_issue18_8_async_filter_matches_sync(checker) -> None:
+async def test_async_filter_matches_sync(checker) -> None:
     nodes = _nodes(MAUNA_KEA, "Python was released in 1991.")
     for post in (
         GroundednessPostprocessor(checker=checker, min_support=0.2),
@@ -133,7 +126,7 @@ async def test_issue18_8_async_filter_matches_sync(checker) -> None:
         assert [n.node.metadata for n in sync] == [n.node.metadata for n in asyn]
 
 
-def test_issue18_8_added_metadata_is_hidden_from_llm_and_embedder_and_nodes_are_copies() -> None:
+def test_added_metadata_is_hidden_from_llm_and_embedder_and_nodes_are_copies() -> None:
     from llama_index.core.schema import MetadataMode
 
     original = TextNode(

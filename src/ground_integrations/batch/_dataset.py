@@ -20,8 +20,9 @@ if TYPE_CHECKING:  # pragma: no cover
 _ROLES = {"context": True, "answer": True, "query": False, "task": False, "domain": False}
 
 
-def _ray() -> Any:
-    """The ray module, or MissingDependencyError naming the extra."""
+def require_ray() -> Any:
+    """The ray module, or MissingDependencyError naming the extra (``ground eval --engine
+    ray`` asks before it reads anything)."""
     try:
         import ray
         import ray.data
@@ -118,7 +119,7 @@ def check_dataset(
         InvalidInputError: a required column is missing, or a result column already exists.
         ConfigurationError: an unknown judge, setting, task or domain.
     """
-    ray = _ray()
+    ray = require_ray()
     try:
         task_value = Task(task).value
     except ValueError:
@@ -175,7 +176,7 @@ def eval_outcomes(
         return
     if spec.threads is None:  # each actor reserves one CPU: one model thread
         spec = dataclasses.replace(spec, threads=1)
-    ray = _ray()
+    ray = require_ray()
     started = not ray.is_initialized()
     if started:
         options: dict[str, Any] = {

@@ -87,6 +87,7 @@ __all__ = [
     "colour",
     "environment",
     "fmt",
+    "format_table",
     "md",
     "metrics_table",
     "percent",
@@ -179,9 +180,26 @@ class MetricsTable:
         return "\n".join(lines)
 
     def __str__(self) -> str:
-        from ..evaluation import format_table
-
         return format_table(dict(self.groups), title=self.title)
+
+
+def format_table(groups: Mapping[str, Metrics], *, title: str = "") -> str:
+    """Metrics per group as the plain-text table ``ground eval`` prints (``str()`` of a
+    :class:`MetricsTable`)."""
+
+    def f(x: float | None, digits: int = 3) -> str:
+        return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+    cols = ("bal.acc", "F1(nG)", "spanF1", "notSure", "p50 ms", "p95 ms")
+    head = f"{'dataset:task':28s} {'n':>5s} " + " ".join(f"{c:>7s}" for c in cols)
+    lines = ([title] if title else []) + [head]
+    for key, m in groups.items():
+        lines.append(
+            f"{key:28s} {m.n:5d} {f(m.balanced_accuracy):>7s} {f(m.f1_not_grounded):>7s} "
+            f"{f(m.span_f1):>7s} {f(m.not_sure_rate):>7s} {f(m.latency_p50_ms, 2):>7s} "
+            f"{f(m.latency_p95_ms, 2):>7s}" + (f"  errors={m.errors}" if m.errors else "")
+        )
+    return "\n".join(lines)
 
 
 def metrics_table(

@@ -24,9 +24,9 @@ from ..citations import (
     compile_pattern,
     passage_ids,
 )
-from ..errors import ConfigurationError, InvalidInputError, JudgeError, UngroundedAnswerError
+from ..errors import ConfigurationError, InvalidInputError, JudgeError
 from ..models import Domain, Task, configuration_error
-from ..policies import Action, Decision, Policy
+from ..policies import Action, Decision, Policy, blocked_error
 from ._convert import answer_text, context_passages, find_query, with_answer
 
 DEFAULT_CITATION_FEEDBACK_TEMPLATE = (
@@ -220,9 +220,7 @@ class CitationGuard(_CitationOptions):
         decision = self.policy.decide(None, error=error)
         if decision.action is Action.BLOCK:
             if self.policy.fallback_message is None:
-                raise UngroundedAnswerError(
-                    f"Answer blocked: {decision.reason}", decision=decision
-                ) from error
+                raise blocked_error(None, decision) from error
             output = with_answer(output, self.answer_key, self.policy.fallback_message)
         if isinstance(output, Mapping):
             return {**output, self.metadata_key: None, f"{self.metadata_key}_error": decision.error}

@@ -7,7 +7,7 @@ Install with ``pip install 'ground-integrations[llama-index]'`` (llama-index-cor
 - :class:`GroundednessPostprocessor`: a ``BaseNodePostprocessor`` that, before synthesis, drops
   nodes supporting nothing of the query (or of a draft answer); returns copies, never mutates.
 - :class:`GroundednessResponsePolicy`: applies a :class:`~ground_integrations.Policy` to a
-  synthesized ``Response`` (what the engine uses; the postprocessor's response methods too).
+  synthesized ``Response`` (what the engines hold).
 - :class:`GroundedQueryEngine`: wraps any query engine and applies the policy after synthesis,
   with bounded regeneration; streaming responses are checked before release.
 - :class:`GroundedChatEngine`: guards a ``ContextChatEngine`` / ``CondensePlusContextChatEngine``

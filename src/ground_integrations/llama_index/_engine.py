@@ -1,4 +1,9 @@
-"""GroundedQueryEngine: any query engine, with the answer checked and the policy applied."""
+"""GroundedQueryEngine: any query engine, with the answer checked and the policy applied.
+
+The engine holds a :class:`GroundednessResponsePolicy` (what turns the final decision into the
+``Response`` returned) and runs the core's enforce loop with a regenerate step that queries the
+wrapped engine again with feedback.
+"""
 
 from __future__ import annotations
 
@@ -117,6 +122,9 @@ class GroundedQueryEngine(BaseQueryEngine):
     streams only what is kept); ``correct`` rewrites them with the judge's correction, else
     with ``corrector`` (a callable ``(sentence, evidence) -> str``, or a LlamaIndex ``LLM``),
     and checks the rewrite again. The decision is in ``metadata["groundedness_decision"]``.
+    ``response_policy`` (a :class:`GroundednessResponsePolicy`) sets how the response is
+    annotated (``markers``, ``metadata_key``, ``task``...) in place of ``checker`` and
+    ``policy``; ``postprocessor`` is the older way to give the same settings.
 
     ``citations=True`` also checks the answer's citations against the response's
     ``source_nodes`` numbered as ``CitationQueryEngine`` numbers them (``[2]`` is the second
@@ -139,6 +147,7 @@ class GroundedQueryEngine(BaseQueryEngine):
         corrector: Corrector | LLM | None = None,
         citations: bool = False,
         require_citations: bool = False,
+        response_policy: GroundednessResponsePolicy | None = None,
     ) -> None:
         for name, value in (("citations", citations), ("require_citations", require_citations)):
             if not isinstance(value, bool):
@@ -151,11 +160,20 @@ class GroundedQueryEngine(BaseQueryEngine):
             )
         self._citations = citations
         self._require_citations = require_citations
-        if postprocessor is None:
-            postprocessor = GroundednessPostprocessor(
-                checker=checker or GroundednessChecker(), policy=policy or Policy()
+        given = (checker, policy, postprocessor)
+        if response_policy is not None and any(x is not None for x in given):
+            raise ConfigurationError(
+                "GroundedQueryEngine: pass either response_policy=... or checker=/policy= "
+                "(or the older postprocessor=), not both: the response policy has its own"
+            )
+        if response_policy is None:
+            response_policy = (
+                postprocessor.response_policy  # its settings, read once
+                if postprocessor is not None
+                else GroundednessResponsePolicy(checker or GroundednessChecker(), policy)
             )
         self._engine = query_engine
+        self._responses = response_policy
         self._post = postprocessor
         if citations and feedback_template == DEFAULT_FEEDBACK_TEMPLATE:
             feedback_template = CITATION_FEEDBACK_TEMPLATE
@@ -195,14 +213,28 @@ class GroundedQueryEngine(BaseQueryEngine):
         )
 
     @property
-    def postprocessor(self) -> GroundednessPostprocessor:
-        return self._post
+    def response_policy(self) -> GroundednessResponsePolicy:
+        """What turns the final decision into the ``Response`` returned (change its settings,
+        such as ``markers``, here)."""
+        return self._responses
 
     @property
-    def response_policy(self) -> GroundednessResponsePolicy:
-        """What turns the final decision into the ``Response`` returned (built from the
-        postprocessor's current settings)."""
-        return self._post.response_policy
+    def postprocessor(self) -> GroundednessPostprocessor:
+        """The ``postprocessor=`` given, else a node filter with this engine's checker and
+        policy (for ``node_postprocessors``; the engine itself uses :attr:`response_policy`)."""
+        if self._post is None:
+            responses = self._responses
+            self._post = GroundednessPostprocessor(
+                checker=responses.checker,
+                policy=responses.policy,
+                task=responses.task,
+                domain=responses.domain,
+                reasoning=responses.reasoning,
+                markers=responses.markers,
+                metadata_key=responses.metadata_key,
+                annotate_grounded=responses.annotate_grounded,
+            )
+        return self._post
 
     def _get_prompts(self) -> PromptDictType:
         return {}

@@ -1,23 +1,45 @@
-"""GroundednessPostprocessor: filter retrieved nodes by the support they give the query."""
+"""GroundednessPostprocessor: filter retrieved nodes by the support they give the query.
+
+A node postprocessor, and nothing more: the support comes from the core's
+:mod:`ground_integrations.support`, and policies on a synthesized ``Response`` are
+:class:`GroundednessResponsePolicy`'s (the response methods this class once carried still
+work, with a ``DeprecationWarning`` naming their new home).
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from llama_index.core.base.response.schema import Response
 from llama_index.core.bridge.pydantic import ConfigDict, Field, ValidationError
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ..checker import GroundednessChecker
-from ..errors import UngroundedAnswerError
 from ..judges.base import Judge
-from ..models import Domain, GroundednessResult, Task, configuration_error
-from ..policies import Decision, Enforced, Policy
+from ..models import Domain, Task, configuration_error
+from ..policies import Policy
+from ..support import adraft_support, draft_support, query_support
 from ._defaults import default_checker
 from ._response import GroundednessResponsePolicy, with_support
+
+#: The response methods this class once carried, now :class:`GroundednessResponsePolicy`'s: they
+#: still work on a postprocessor, through :attr:`GroundednessPostprocessor.response_policy`.
+MOVED_TO_RESPONSE_POLICY = frozenset(
+    {
+        "acheck_response",
+        "apply",
+        "aprocess_response",
+        "check_response",
+        "fallback",
+        "finish",
+        "needs_regeneration",
+        "process_response",
+        "task_for",
+    }
+)
 
 
 class GroundednessPostprocessor(BaseNodePostprocessor):
@@ -39,8 +61,10 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
     the embedder sees it; the nodes passed in are never changed. ``from_defaults`` builds one
     the LlamaIndex way (a judge by name, or an LLM judge on ``Settings.llm``).
 
-    The response methods (:meth:`process_response`, :meth:`needs_regeneration`...) delegate
-    to :attr:`response_policy`, a :class:`GroundednessResponsePolicy` with the same settings.
+    Its ``policy``, ``task``, ``reasoning``, ``markers`` and ``annotate_grounded`` configure
+    :attr:`response_policy`, a :class:`GroundednessResponsePolicy` with the same settings, which
+    applies a policy to a synthesized ``Response`` (the response methods once on this class,
+    ``process_response`` and the like, still delegate to it but are deprecated).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -115,33 +139,6 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
 
     # -- before synthesis: node filtering ---------------------------------------------------
 
-    @staticmethod
-    def _terms(text: str) -> set[str]:
-        from ..judges._analysis import analyse
-
-        tokens = analyse(text)
-        return {*tokens.stems, *tokens.figures}
-
-    def _query_support(self, terms: set[str], node: NodeWithScore) -> float:
-        """The share of the query's content words found in the node."""
-        return len(terms & self._terms(node.node.get_content())) / len(terms)
-
-    @staticmethod
-    def _draft_support(result: GroundednessResult) -> float:
-        """The judge's score for the best draft sentence this node gives evidence for (0.0 when
-        the judge found evidence for none: a score without evidence is the judge's prior)."""
-        if not result.sentences:  # a judge that only labels: its score is all we have
-            return result.score
-        return max((s.score for s in result.sentences if s.evidence), default=0.0)
-
-    def _claim(self, query_bundle: QueryBundle | None) -> tuple[str | None, set[str]]:
-        """(draft answer, query terms): what the nodes are scored against (both empty: keep
-        every node, unscored)."""
-        if self.draft_answer and self.draft_answer.strip():
-            return self.draft_answer, set()
-        query = query_bundle.query_str if query_bundle else ""
-        return None, self._terms(query) if query and query.strip() else set()
-
     def _keep(self, nodes: list[NodeWithScore], support: list[float]) -> list[NodeWithScore]:
         key = f"{self.metadata_key}_support"
         return [
@@ -150,43 +147,40 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
             if value >= self.min_support
         ]
 
+    def _draft(self) -> str | None:
+        return self.draft_answer if self.draft_answer and self.draft_answer.strip() else None
+
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        draft, terms = self._claim(query_bundle)
+        passages = [n.node.get_content() for n in nodes]
+        draft = self._draft()
         if draft is not None:
-            support = [
-                self._draft_support(
-                    self.checker.check([n.node.get_content()], draft, domain=self.domain)
-                )
-                for n in nodes
-            ]
-        elif terms:
-            support = [self._query_support(terms, n) for n in nodes]
+            support = draft_support(self.checker, draft, passages, domain=self.domain)
         else:
-            return nodes
+            query = query_bundle.query_str if query_bundle else ""
+            found = query_support(query, passages)
+            if found is None:  # nothing to score against: every node is kept, unscored
+                return nodes
+            support = found
         return self._keep(nodes, support)
 
     async def _apostprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        draft, _ = self._claim(query_bundle)
+        draft = self._draft()
         if draft is None:
             return self._postprocess_nodes(nodes, query_bundle)
-        support = [
-            self._draft_support(
-                await self.checker.acheck([n.node.get_content()], draft, domain=self.domain)
-            )
-            for n in nodes
-        ]
+        passages = [n.node.get_content() for n in nodes]
+        support = await adraft_support(self.checker, draft, passages, domain=self.domain)
         return self._keep(nodes, support)
 
-    # -- after synthesis: the answer, handed to the response policy ---------------------------
+    # -- after synthesis: the response half, a GroundednessResponsePolicy ---------------------
 
     @property
     def response_policy(self) -> GroundednessResponsePolicy:
-        """The response half, configured like this postprocessor (what ``GroundedQueryEngine``
-        uses); the response methods below delegate to it."""
+        """A :class:`GroundednessResponsePolicy` configured like this postprocessor (a new one
+        on each access): what applies a policy to a synthesized ``Response``."""
         return GroundednessResponsePolicy(
             self.checker,
             self.policy,
@@ -198,52 +192,16 @@ class GroundednessPostprocessor(BaseNodePostprocessor):
             annotate_grounded=self.annotate_grounded,
         )
 
-    def task_for(self, query: str | None) -> Task:
-        return self.response_policy.task_for(query)
-
-    def check_response(self, response: Response, query: str | None = None) -> GroundednessResult:
-        return self.response_policy.check_response(response, query)
-
-    async def acheck_response(
-        self, response: Response, query: str | None = None
-    ) -> GroundednessResult:
-        return await self.response_policy.acheck_response(response, query)
-
-    def process_response(
-        self,
-        response: Response,
-        query: str | None = None,
-        *,
-        attempt: int = 0,
-        can_regenerate: bool = False,
-    ) -> Response:
-        """See :meth:`GroundednessResponsePolicy.process_response`."""
-        return self.response_policy.process_response(
-            response, query, attempt=attempt, can_regenerate=can_regenerate
-        )
-
-    async def aprocess_response(
-        self,
-        response: Response,
-        query: str | None = None,
-        *,
-        attempt: int = 0,
-        can_regenerate: bool = False,
-    ) -> Response:
-        return await self.response_policy.aprocess_response(
-            response, query, attempt=attempt, can_regenerate=can_regenerate
-        )
-
-    def needs_regeneration(self, response: Response) -> bool:
-        return self.response_policy.needs_regeneration(response)
-
-    def apply(
-        self, response: Response, result: GroundednessResult | None, decision: Decision
-    ) -> Response:
-        return self.response_policy.apply(response, result, decision)
-
-    def finish(self, response: Response, enforced: Enforced) -> Response:
-        return self.response_policy.finish(response, enforced)
-
-    def fallback(self, response: Response, error: UngroundedAnswerError) -> Response:
-        return self.response_policy.fallback(response, error)
+    def __getattr__(self, name: str) -> Any:
+        """The response methods this class once carried (:data:`MOVED_TO_RESPONSE_POLICY`):
+        the response policy's, with a ``DeprecationWarning``."""
+        if name in MOVED_TO_RESPONSE_POLICY:
+            warnings.warn(
+                f"GroundednessPostprocessor.{name} belongs to GroundednessResponsePolicy: call "
+                f"postprocessor.response_policy.{name}(...) or build a "
+                "GroundednessResponsePolicy (the postprocessor only filters nodes)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return getattr(self.response_policy, name)
+        return super().__getattr__(name)  # type: ignore[misc]

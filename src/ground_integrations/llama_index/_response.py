@@ -1,8 +1,8 @@
 """GroundednessResponsePolicy: apply a Policy to a synthesized ``Response``.
 
-The response half of the LlamaIndex adapter, used by :class:`GroundedQueryEngine` (and by
-:class:`GroundednessPostprocessor`'s response methods). Every method returns a new ``Response``;
-node copies carry their support in metadata kept out of the LLM's view.
+The response half of the LlamaIndex adapter, held by :class:`GroundedQueryEngine` and
+:class:`GroundedChatEngine`. Every method returns a new ``Response``; node copies carry their
+support in metadata kept out of the LLM's view.
 """
 
 from __future__ import annotations

@@ -350,7 +350,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
         loc = [str(p) for p in e.get("loc", ()) if p != "body"]
         if e.get("type") == "json_invalid":
             return "the body is not valid JSON", None
-        where = ".".join(loc) or "body"
+        where = printable(".".join(loc)) or "body"  # a name the client chose: quoted short
         param = param or (where if loc else None)
         problems.append(f"{where}: {e.get('msg', 'invalid')}")
     return "; ".join(problems[:5]) or "the body does not match the schema", param

@@ -141,13 +141,16 @@ class Slots:
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.size)
         semaphore = self._semaphore
-        acquire = asyncio.ensure_future(semaphore.acquire())
-        try:
-            await _first(acquire, deadline, hangup, "no free slot")
-        except BaseException:
-            if not acquire.cancel() and not acquire.cancelled() and acquire.exception() is None:
-                semaphore.release()  # acquired just as we gave up
-            raise
+        if semaphore.locked():  # wait for a slot, within the deadline
+            acquire = asyncio.ensure_future(semaphore.acquire())
+            try:
+                await _first(acquire, deadline, hangup, "no free slot")
+            except BaseException:
+                if not acquire.cancel() and not acquire.cancelled() and acquire.exception() is None:
+                    semaphore.release()  # acquired just as we gave up
+                raise
+        else:
+            await semaphore.acquire()  # a free slot: taken at once
 
         def call() -> T:
             with deadline:

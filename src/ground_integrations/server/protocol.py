@@ -34,13 +34,16 @@ class HeaderTimeoutProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
     and ``run.app_from_env``)."""
 
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    app: Any  # uvicorn's: the ASGI app it calls for each request
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._header_timer: asyncio.TimerHandle | None = None
         self._in_app = 0
         self._started = False  # bytes of a request arrived since the timer was armed
-        inner = self.app
+        inner: Any = self.app
 
         async def app(scope: Any, receive: Any, send: Any) -> None:
             # uvicorn calls the app once the request's headers are complete

@@ -1,4 +1,5 @@
-"""Issue 10: keys stay home, secrets stay hidden, work is bounded, odd bodies are typed errors."""
+"""The HTTP judges' safety: keys stay home, secrets stay hidden, work is bounded, odd bodies are
+typed errors."""
 
 from __future__ import annotations
 

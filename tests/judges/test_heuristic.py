@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
 
-from .conftest import MAUNA_KEA
+from ..conftest import MAUNA_KEA
 
 DRUG = (
     "Amoxicillin 500 mg is taken orally three times daily for 7 days. "

@@ -1,4 +1,5 @@
-"""Issue 10 items 2 and 3: no verdict smuggled through the answer, evidence is a real quote."""
+"""The LLM judge reads only the model's own reply: no verdict smuggled through the answer, and
+evidence counts only as a real quote."""
 
 from __future__ import annotations
 
