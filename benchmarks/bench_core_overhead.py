@@ -1,9 +1,10 @@
 """What the core costs around a judge, in two source trees: is one slower than the other?
 
     python benchmarks/bench_core_overhead.py BEFORE AFTER [--rounds 5] [--out FILE]
+        [--attribute judges/_structure.py ...]
 
 ``BEFORE`` and ``AFTER`` are source trees (a checkout, or a ``src/`` folder holding
-``ground_integrations``). Each round runs every tree once, in a fresh process, alternating which
+``ground_integrations``). Each round runs every tree once, in a fresh process, rotating which
 goes first, so a noisy machine slows both alike. A process measures, per call, in ms:
 
 * ``import``: ``import ground_integrations`` (once per process);
@@ -15,7 +16,9 @@ goes first, so a noisy machine slows both alike. A process measures, per call, i
 * ``aenforce``: the same through the async driver;
 * ``check_citations``: the citation check of a three-sentence cited answer, instant judge.
 
-The table gives each tree's median over the rounds and the ratio AFTER / BEFORE.
+The table gives each tree's median over the rounds and the ratio AFTER / BEFORE. With
+``--attribute FILE ...`` a third tree, AFTER with those files as in BEFORE, tells whether a
+difference comes from them (another change that landed in between).
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,23 +115,43 @@ def main() -> int:
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--attribute",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="files of the package to take from BEFORE in a third tree (a copy of AFTER): "
+        "shows whether a difference comes from them",
+    )
     args = parser.parse_args()
     trees = [tree_src(args.before), tree_src(args.after)]
-    runs: list[list[dict[str, float]]] = [[], []]
-    for r in range(args.rounds):
-        order = (0, 1) if r % 2 == 0 else (1, 0)
-        for i in order:
-            runs[i].append(measure(trees[i]))
-    lines = [
-        f"before: {trees[0]}",
-        f"after:  {trees[1]}",
-        f"median of {args.rounds} alternating rounds, ms per call",
-        f"{'':24s} {'before':>9s} {'after':>9s} {'after/before':>13s}",
-    ]
+    names = ["before", "after"]
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.attribute:
+            mixed = Path(tmp) / "src"
+            shutil.copytree(trees[1], mixed, ignore=shutil.ignore_patterns("__pycache__"))
+            for name in args.attribute:
+                shutil.copyfile(
+                    trees[0] / "ground_integrations" / name, mixed / "ground_integrations" / name
+                )
+            trees.append(mixed)
+            names.append("after*")
+        runs: list[list[dict[str, float]]] = [[] for _ in trees]
+        for r in range(args.rounds):
+            order = list(range(len(trees)))
+            for i in order[r % len(order) :] + order[: r % len(order)]:
+                runs[i].append(measure(trees[i]))
+    lines = [f"{n}: {t}" for n, t in zip(names, (args.before, args.after))]
+    if args.attribute:
+        lines.append(f"after*: after with {', '.join(args.attribute)} as in before")
+    lines.append(f"median of {args.rounds} rounds (each tree once per round, order rotating), ms")
+    lines.append(f"{'per call':24s}" + "".join(f" {n:>9s}" for n in names) + "  after/before")
     for key in runs[0][0]:
-        b = statistics.median(x[key] for x in runs[0])
-        a = statistics.median(x[key] for x in runs[1])
-        lines.append(f"{key:24s} {b:9.3f} {a:9.3f} {a / b:13.2f}")
+        medians = [statistics.median(x[key] for x in run) for run in runs]
+        ratio = f"{medians[1] / medians[0]:13.2f}"
+        if args.attribute:
+            ratio += f"  after*/before {medians[2] / medians[0]:.2f}"
+        lines.append(f"{key:24s}" + "".join(f" {m:9.3f}" for m in medians) + ratio)
     text = "\n".join(lines)
     print(text)
     if args.out:
