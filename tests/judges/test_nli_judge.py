@@ -115,9 +115,7 @@ def test_without_the_extra_building_the_judge_names_it(monkeypatch, absent) -> N
 
 
 @needs_nli
-def test_torch_gone_at_check_time_is_still_a_missing_dependency(
-    monkeypatch, random_model
-) -> None:
+def test_torch_gone_at_check_time_is_still_a_missing_dependency(monkeypatch, random_model) -> None:
     judge = NLIJudge(random_model, max_length=64)
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(MissingDependencyError, match=r"'torch' is not installed.*\[nli\]"):

@@ -1148,10 +1148,12 @@ def sentence_features(
             feats.unsupported.append(found.said.split(" / ")[-1])
         # a negation one side makes and the other does not, about the same words (not merely
         # somewhere in the window: "do not exceed 4 doses" beside the dose a sentence gives)
-        local = any(c.check == "negation" for c in feats.conflicts)
-        if tokens.negated != window.negated and (local or dropped_negation(sentence, window_texts)):
+        said_negation = any(c.check == "negation" for c in feats.conflicts)
+        if tokens.negated != window.negated and (
+            said_negation or dropped_negation(sentence, window_texts)
+        ):
             feats.negation_flip = domain is Domain.MEDICAL
-            if not local:
+            if not said_negation:
                 feats.reasons.append("the context states the opposite (it is negated there)")
     if index.fields:
         feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS)

@@ -27,7 +27,7 @@ SETTINGS_ENV = "GROUND_SERVER_SETTINGS"
 
 def app_from_env() -> FastAPI:
     """The uvicorn factory each worker calls."""
-    from . import create_app
+    from .app import create_app
     from .protocol import HeaderTimeoutProtocol
 
     raw = os.environ.get(SETTINGS_ENV)
