@@ -389,7 +389,10 @@ def test_an_interrupted_command_exits_130_without_a_traceback() -> None:
     try:
         _wait_reading_stdin(proc.pid)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        # wait with its standard input still open: closing it could end the read (empty
+        # context, exit 2) before the signal is handled
+        proc.wait(timeout=30)
+        err = proc.stderr.read() if proc.stderr else ""
     finally:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
