@@ -741,6 +741,7 @@ def _negations(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list
 
 #: Words that give a cause or a reason for what comes before them.
 _CAUSAL = ("because", "due to", "owing to", "thanks to", "as a result of", "caused by")
+_CAUSAL_FIRST = frozenset(c.split()[0] for c in _CAUSAL)
 
 
 def _causes(toks: Sequence[_Tok], known: Callable[[str], bool]) -> list[Conflict]:
@@ -749,14 +750,11 @@ def _causes(toks: Sequence[_Tok], known: Callable[[str], bool]) -> list[Conflict
     before it does ("the glacier retreated since 1950 because of rising summer temperatures")."""
     lows = [t.low for t in toks]
     for i in range(1, len(toks)):
+        if lows[i] not in _CAUSAL_FIRST:
+            continue
         marker = next((c for c in _CAUSAL if lows[i : i + len(c.split())] == c.split()), None)
-        if marker is None or (
-            marker == "since"
-            and i + 1 < len(toks)
-            and toks[i + 1].key
-            and (toks[i + 1].key[:1].isdigit() or toks[i + 1].low in _CALENDAR)
-        ):
-            continue  # "since 1950": a time, no reason
+        if marker is None:
+            continue
         # figures are the figure check's ("1.8 kilometres"), not words
         before = [t.key for t in toks[:i] if t.key and not _HAS_DIGIT.search(t.key)]
         if not before or not all(known(k) for k in before):
@@ -805,18 +803,35 @@ def conflicts(
     toks = _tokens(sentence)
     if not toks:
         return []
-    win = [_tokens(t) for t in window]
+    lows = {t.low for t in toks}
+    found: list[Conflict] = []
+    causes = _causes(toks, known) if known is not None else []
+    # each check reads the window only when the sentence has what it compares (cheap tests
+    # first: most sentences have none of it)
     names = _names(toks)
-    found = []
-    if names:
+    acting = [n for n in names[:MAX_ITEMS] if _slot_after(toks, n) is not None]
+    titled = any(n.titles for n in names)
+    ranks = bool(_ranks(toks))
+    compares = "than" in lows
+    graded = bool(lows & _MODAL_STRENGTH.keys() or lows & _QUANTITY_STRENGTH.keys())
+    negated = bool(lows & {"not", "never"})
+    hedged = any(h in text.lower() for text in window for h in _HEDGING)
+    if not (acting or titled or ranks or compares or graded or negated or hedged):
+        return causes
+    win = [_tokens(t) for t in window]
+    if acting:
         found += _roles(toks, names, win)
+    if titled:
         found += _titles(toks, names, [_tokens(t) for t in (*window, *context)])
-    found += _ordinals(toks, win)
-    found += _comparisons(toks, win)
-    found += _graded(toks, win, _MODAL_STRENGTH, "modal")
-    found += _graded(toks, win, _QUANTITY_STRENGTH, "quantifier", attached=True)
-    found += _hedges(toks, win)
-    found += _negations(toks, win)
-    if known is not None:
-        found += _causes(toks, known)
-    return found
+    if ranks:
+        found += _ordinals(toks, win)
+    if compares:
+        found += _comparisons(toks, win)
+    if graded:
+        found += _graded(toks, win, _MODAL_STRENGTH, "modal")
+        found += _graded(toks, win, _QUANTITY_STRENGTH, "quantifier", attached=True)
+    if hedged:
+        found += _hedges(toks, win)
+    if negated:
+        found += _negations(toks, win)
+    return found + causes
