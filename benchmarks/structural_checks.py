@@ -1,4 +1,4 @@
-"""How often the structural checks (``judges/_structure.py``) find a one-fact edit, and how
+"""How often the structural checks (``judges/_structure/``) find a one-fact edit, and how
 often they fire on a faithful rewording, on sentences the checks were not written from.
 
 The sentences are the context sentences of a labelled file (rag_dev by default: real

@@ -24,7 +24,6 @@ KNOWN_LOOPS: dict[frozenset[str], str] = {}
 KNOWN_LARGE: dict[str, str] = {
     "judges/_analysis.py": "the context index, the supporting window and the hard checks apart",
     "judges/_language.py": "language detection apart from the notSure decision on it",
-    "judges/_structure.py": "one module per structural check",
     "langchain/_middleware.py": "the agent middleware's streaming and its decisions apart",
     "server/app.py": "one router per wire format out of create_app",
 }

@@ -1,0 +1,86 @@
+"""How a sentence uses the words it shares with its supporting window: one-fact edits.
+
+A sentence can repeat every word of its context and still contradict it: it gives the win to the
+loser ("Castlemore beat Northbridge" where Northbridge beat Castlemore), a deed or a title to the
+wrong person ("coach Dan Ferreira" where he is the captain), a different rank ("its first title"
+where it is the second), a firmer claim ("must" where the context says "should", "lowers" where it
+says "may lower") or a larger share ("all patients" where it says "some"). Word overlap cannot see
+these, and neither could the bundled model; :func:`conflicts` reads them from word order around
+the words the sentence and its window share, and :class:`~ground_integrations.judges._analysis.SentenceFeatures` carries them
+as hard checks (contradicted, or unsupported for an overstated hedge).
+
+Each check is local and conservative: it fires only when the window says the same thing about the
+same words in another way, and never when the window also says it the sentence's way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ._claims import (
+    _HEDGING,
+    _MODAL_STRENGTH,
+    _QUANTITY_STRENGTH,
+    _causes,
+    _graded,
+    _hedges,
+    _negations,
+    dropped_negation,
+)
+from ._names import _names, _roles, _slot_after, _titles
+from ._ranks import _comparisons, _ordinals, _ranks, reversed_comparison
+from ._words import MAX_ITEMS, TITLE_SENTENCES, Conflict, _tokens
+
+__all__ = [
+    "TITLE_SENTENCES",
+    "Conflict",
+    "conflicts",
+    "dropped_negation",
+    "reversed_comparison",
+]
+
+
+def conflicts(
+    sentence: str,
+    window: Sequence[str],
+    context: Sequence[str] = (),
+    known: Callable[[str], bool] | None = None,
+) -> list[Conflict]:
+    """What ``sentence`` states differently from its supporting ``window`` (its sentences' texts);
+    ``context``: the context sentences that mention the sentence's names, for their titles;
+    ``known``: whether a stem appears anywhere in the context or the query (for causes)."""
+    toks = _tokens(sentence)
+    if not toks:
+        return []
+    lows = {t.low for t in toks}
+    found: list[Conflict] = []
+    causes = _causes(toks, known) if known is not None else []
+    # each check reads the window only when the sentence has what it compares (cheap tests
+    # first: most sentences have none of it)
+    names = _names(toks)
+    acting = [n for n in names[:MAX_ITEMS] if _slot_after(toks, n) is not None]
+    titled = any(n.titles for n in names)
+    ranks = bool(_ranks(toks))
+    compares = "than" in lows
+    graded = bool(lows & _MODAL_STRENGTH.keys() or lows & _QUANTITY_STRENGTH.keys())
+    negated = bool(lows & {"not", "never"})
+    hedged = any(h in text.lower() for text in window for h in _HEDGING)
+    if not (acting or titled or ranks or compares or graded or negated or hedged):
+        return causes
+    win = [_tokens(t) for t in window]
+    if acting:
+        found += _roles(toks, names, win)
+    if titled:
+        found += _titles(toks, names, [_tokens(t) for t in (*window, *context)])
+    if ranks:
+        found += _ordinals(toks, win)
+    if compares:
+        found += _comparisons(toks, win)
+    if graded:
+        found += _graded(toks, win, _MODAL_STRENGTH, "modal")
+        found += _graded(toks, win, _QUANTITY_STRENGTH, "quantifier", attached=True)
+    if hedged:
+        found += _hedges(toks, win)
+    if negated:
+        found += _negations(toks, win)
+    return found + causes

@@ -1,0 +1,233 @@
+"""How firm and how wide a claim is: modality, quantity, hedges, negations and causes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .._lexicon import (
+    HEDGE_WORDS,
+    NEGATIONS,
+    PARTIALS,
+    UNIVERSALS,
+)
+from ._names import _AUXILIARIES
+from ._words import (
+    _CLAUSE_END,
+    _HAS_DIGIT,
+    MAX_ITEMS,
+    MAX_WINDOW_ITEMS,
+    Conflict,
+    _near,
+    _Tok,
+    _tokens,
+)
+
+# -- modality and quantity --------------------------------------------------------------
+
+
+def _graded(
+    toks: Sequence[_Tok],
+    window: Sequence[tuple[_Tok, ...]],
+    weaker: dict[str, frozenset[str]],
+    check: str,
+    attached: bool = False,
+) -> list[Conflict]:
+    """A strong word of the sentence ("must", "all") where the window uses a weaker one about
+    the same words ("should", "some") and never a strong one. ``weaker``: each strong word and
+    the words weaker than it; ``attached``: compare only the word each qualifies (the next
+    content word: "all *patients*", "always *solitary*"), not its neighbourhood."""
+    graded = frozenset(weaker).union(*weaker.values())
+
+    def reads(t: Sequence[_Tok], k: int) -> set[str]:
+        return _attached(t, k) if attached else _near(t, k, graded)
+
+    theirs = [
+        (w.low, w.text, reads(wt, j)) for wt in window for j, w in enumerate(wt) if w.low in graded
+    ][:MAX_WINDOW_ITEMS]
+    if not theirs:
+        return []
+    out = []
+    strong = [i for i, tok in enumerate(toks) if tok.low in weaker][:MAX_ITEMS]
+    for i in strong:
+        if any(t.low in NEGATIONS for t in toks[max(0, i - 3) : i]):
+            continue  # "not in all women" claims no more than "most women"
+        near = reads(toks, i)
+        if not near or any(low in weaker and n & near for low, _, n in theirs):
+            continue
+        weaker_than = weaker[toks[i].low]
+        found = next((text for low, text, n in theirs if low in weaker_than and n & near), None)
+        if found is not None:
+            out.append(Conflict(toks[i].text, found, check))
+    return out
+
+
+def _attached(toks: Sequence[_Tok], i: int) -> set[str]:
+    """The content word a quantifier qualifies: the next, past "of the" and the like ("all of
+    its power"); none when it qualifies "other" ("all the other systems")."""
+    for k in range(i + 1, min(len(toks), i + 4)):
+        if _CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
+            return set()
+        if toks[k].low == "other":
+            return set()
+        if toks[k].key:
+            return {toks[k].key}
+        if toks[k].low not in ("of", "the", "its", "their", "his", "her", "our", "a", "an"):
+            return set()
+    return set()
+
+
+_UNCERTAIN = frozenset("may might could possibly perhaps probably".split())
+#: What each word that states something as required or certain is stronger than.
+_MODAL_STRENGTH = {
+    "must": _UNCERTAIN | {"should", "can"},
+    "will": _UNCERTAIN,
+    "shall": _UNCERTAIN,
+}
+#: What each quantifier that claims everything is stronger than.
+_QUANTITY_STRENGTH = dict.fromkeys(UNIVERSALS, PARTIALS)
+
+
+#: What hedges the word after it in a context ("may reduce", "associated with lower"); an
+#: ability or advice ("can", "should") is no hedge.
+_HEDGING = frozenset(
+    "may might possibly perhaps probably likely potentially associated linked".split()
+)
+
+
+def _hedges(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[Conflict]:
+    """A word the window hedges ("may reduce", "associated with lower") that the sentence states
+    without any hedge ("reduces")."""
+    if any(t.low in HEDGE_WORDS for t in toks):
+        return []
+    hedged: dict[str, tuple[str, set[str]]] = {}
+    for wt in window:
+        for j, w in enumerate(wt[:-1]):
+            if w.low not in _HEDGING:
+                continue
+            k = j + 1
+            while k < len(wt) and k <= j + 2 and wt[k].low in ("be", "with", "to", "have"):
+                k += 1  # "associated with lower", "may be used", "likely to cause"
+            if k < len(wt) and wt[k].key and not _CLAUSE_END.search(wt[k].gap):
+                phrase = " ".join(t.text for t in wt[j : k + 1])
+                hedged.setdefault(wt[k].key, (phrase, _near(wt, k)))
+    out = []
+    for i, tok in enumerate(toks):
+        if tok.low.endswith("ing"):
+            continue  # "by running", "leading to": no claim of its own
+        if tok.key in hedged and (i == 0 or toks[i - 1].low not in NEGATIONS):
+            phrase, near = hedged[tok.key]
+            if near & _near(toks, i):
+                out.append(Conflict(tok.text, phrase, "hedge", contradicted=False))
+    return out
+
+
+_ENDING = frozenset("stop stops stopped ceased ceases quit halted ended refused refuses".split())
+_NEGATING = NEGATIONS | _ENDING
+
+
+def _negated_word(toks: Sequence[_Tok], n: int) -> int | None:
+    """The content word a negation at ``n`` negates: the first after it in its clause, past
+    auxiliaries ("not *completed*", "cannot be *taken*", "no *injuries*")."""
+    for k in range(n + 1, min(len(toks), n + 4)):
+        if _CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
+            return None
+        if toks[k].low in _NEGATING:
+            return None  # "not only", "no, not": left to the rest
+        if toks[k].key:
+            return k
+        if toks[k].low not in _AUXILIARIES and toks[k].low not in ("to", "a", "an", "the", "any"):
+            return None
+    return None
+
+
+def _negated_at(toks: Sequence[_Tok], k: int) -> bool:
+    """A negation stands within three words before ``k``, inside its clause."""
+    for m in range(k - 1, max(-1, k - 4), -1):
+        if _CLAUSE_END.search(toks[m + 1].gap) or toks[m + 1].gap.strip() == ",":
+            return False
+        if toks[m].low in _NEGATING:
+            return True
+    return False
+
+
+def _negations(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[Conflict]:
+    """A negation the window does not make about the same words ("the tower was not completed
+    in 1889" where it was completed in 1889): the negated word stands in a window sentence with
+    at least two of the same neighbours and no negation anywhere in that sentence."""
+    said = [
+        (n, k)
+        for n, t in enumerate(toks)
+        if t.low in ("not", "never") and (k := _negated_word(toks, n)) is not None
+    ][:MAX_ITEMS]
+    if not said:
+        return []
+    out = []
+    plain = [wt for wt in window if not any(w.low in _NEGATING for w in wt)]
+    for n, k in said:
+        near = _near(toks, k)
+        for wt in plain:
+            j = next(
+                (
+                    j
+                    for j, w in enumerate(wt[: MAX_WINDOW_ITEMS * 4])
+                    if w.key == toks[k].key and len(_near(wt, j) & near) >= 2
+                ),
+                None,
+            )
+            if j is not None:
+                words = " ".join(t.text for t in toks[n : k + 1])
+                out.append(Conflict(words, wt[j].text, "negation"))
+                break
+    return out
+
+
+#: Words that give a cause or a reason for what comes before them.
+_CAUSAL = ("because", "due to", "owing to", "thanks to", "as a result of", "caused by")
+_CAUSAL_FIRST = frozenset(c.split()[0] for c in _CAUSAL)
+
+
+def _causes(toks: Sequence[_Tok], known: Callable[[str], bool]) -> list[Conflict]:
+    """A cause the context never gives: the clause after "because", "due to"... has two or more
+    content words and none of them appears in the context (or the query), where everything
+    before it does ("the glacier retreated since 1950 because of rising summer temperatures")."""
+    lows = [t.low for t in toks]
+    for i in range(1, len(toks)):
+        if lows[i] not in _CAUSAL_FIRST:
+            continue
+        marker = next((c for c in _CAUSAL if lows[i : i + len(c.split())] == c.split()), None)
+        if marker is None:
+            continue
+        # figures are the figure check's ("1.8 kilometres"), not words
+        before = [t.key for t in toks[:i] if t.key and not _HAS_DIGIT.search(t.key)]
+        if not before or not all(known(k) for k in before):
+            return []  # the rest is not the context's either: other features speak to it
+        clause: list[_Tok] = []
+        for t in toks[i + len(marker.split()) :]:
+            if _CLAUSE_END.search(t.gap) or (clause and t.gap.strip() == ","):
+                break
+            if t.key and not _HAS_DIGIT.search(t.key):
+                clause.append(t)
+        new = [t for t in clause if not known(t.key)]
+        if len(clause) >= 2 and len(new) == len(clause):
+            said = " ".join(t.text for t in new)
+            return [Conflict(said, "", "cause", contradicted=False)]
+        return []
+    return []
+
+
+def dropped_negation(sentence: str, window: Sequence[str], shared: int = 1) -> bool:
+    """The window negates a word the sentence states without a negation, about the same words
+    (at least ``shared`` of the same neighbours): "injuries have been reported" where no injuries
+    have been."""
+    toks = _tokens(sentence)
+    if any(t.low in _NEGATING for t in toks):
+        return False
+    keys = {t.key: k for k, t in enumerate(toks) if t.key}
+    for text in window:
+        wt = _tokens(text)
+        for n, w in enumerate(wt[: MAX_WINDOW_ITEMS * 4]):
+            if w.low in NEGATIONS and (j := _negated_word(wt, n)) is not None:
+                k = keys.get(wt[j].key)
+                if k is not None and len(_near(toks, k) & _near(wt, j)) >= shared:
+                    return True
+    return False
