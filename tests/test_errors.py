@@ -36,7 +36,9 @@ def test_errors_survive_pickling(error) -> None:
 
 def test_a_missing_dependency_names_the_command_that_installs_it() -> None:
     extra = MissingDependencyError("langchain-core", "langchain")
-    assert str(extra).endswith("pip install 'ground-integrations[langchain]'")
+    assert str(extra).endswith(
+        "pip install -e '.[langchain]' (in the ground-integrations checkout)"
+    )
     assert extra.extra == "langchain" and isinstance(extra, ImportError)
     core = MissingDependencyError("onnxruntime", None, install="pip install onnxruntime")
     assert str(core).endswith("Install it with: pip install onnxruntime")

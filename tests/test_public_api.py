@@ -65,7 +65,7 @@ def test_error_tree() -> None:
     assert e.RateLimitError("slow down", retry_after=2.0).is_retryable
     assert not e.JudgeHTTPError("bad", status_code=400).is_retryable
     assert e.JudgeHTTPError("down", status_code=503).is_retryable
-    assert "pip install 'ground-integrations[langchain]'" in str(
+    assert "pip install -e '.[langchain]'" in str(
         e.MissingDependencyError("langchain-core", "langchain")
     )
 

@@ -215,7 +215,7 @@ def test_missing_matplotlib_fails_before_evaluating(data, tmp_path, monkeypatch,
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
     out = tmp_path / "out.jsonl"
     assert _eval(data, tmp_path / "r.html", "-o", str(out)) == 2
-    assert "pip install 'ground-integrations[report]'" in capsys.readouterr().err
+    assert "pip install -e '.[report]'" in capsys.readouterr().err
     assert not out.exists() or out.read_text() == ""
 
 

@@ -83,7 +83,9 @@ class MissingDependencyError(ConfigurationError, ImportError):
         whose command ``install`` gives (``pip install onnxruntime``)."""
         self.package = package
         self.extra = extra
-        self.install = install or f"pip install 'ground-integrations[{extra}]'"
+        # no release on a package index yet: the extra is installed from the checkout
+        checkout = "(in the ground-integrations checkout)"
+        self.install = install or f"pip install -e '.[{extra}]' {checkout}"
         super().__init__(f"{package!r} is not installed. Install it with: {self.install}")
 
 

@@ -127,11 +127,11 @@ def test_batch_imports_without_ray_and_names_the_extra(monkeypatch, tmp_path, ca
 
     with pytest.raises(MissingDependencyError) as info:
         batch.check_dataset(object())
-    assert "ground-integrations[ray]" in str(info.value)
+    assert "'.[ray]'" in str(info.value)
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps({"context": ["c"], "answer": "a", "label": "grounded"}) + "\n")
     assert main(["eval", str(data), "--engine", "ray", "--no-progress"]) == 2
-    assert "ground-integrations[ray]" in capsys.readouterr().err
+    assert "'.[ray]'" in capsys.readouterr().err
     assert not (tmp_path / "d.results.jsonl").exists()
 
 

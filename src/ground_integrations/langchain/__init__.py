@@ -1,6 +1,6 @@
 """LangChain adapter: thin wrappers over the core.
 
-Install with ``pip install 'ground-integrations[langchain]'``.
+Install the extra from a checkout with ``pip install -e '.[langchain]'``.
 
 - :class:`GroundednessCheck`: a Runnable ``{"context", "answer", "query"?}`` -> result.
 - :class:`GroundednessGuard` / :func:`with_groundedness_guard`: apply a

@@ -1,6 +1,7 @@
 """LlamaIndex adapter: thin wrappers over the core.
 
-Install with ``pip install 'ground-integrations[llama-index]'`` (llama-index-core 0.14.x).
+Install the extra from a checkout with ``pip install -e '.[llama-index]'``
+(llama-index-core 0.14.x).
 
 - :class:`GroundednessEvaluator`: a ``BaseEvaluator`` (natively sync and async), usable in
   ``BatchEvalRunner`` and as the evaluator of LlamaIndex's ``RetryQueryEngine``.

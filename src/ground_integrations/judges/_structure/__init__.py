@@ -6,8 +6,9 @@ wrong person ("coach Dan Ferreira" where he is the captain), a different rank ("
 where it is the second), a firmer claim ("must" where the context says "should", "lowers" where it
 says "may lower") or a larger share ("all patients" where it says "some"). Word overlap cannot see
 these, and neither could the bundled model; :func:`conflicts` reads them from word order around
-the words the sentence and its window share, and :class:`~ground_integrations.judges._analysis.SentenceFeatures` carries them
-as hard checks (contradicted, or unsupported for an overstated hedge).
+the words the sentence and its window share, and
+:class:`~ground_integrations.judges._analysis.SentenceFeatures` carries them as hard checks
+(contradicted, or unsupported for an overstated hedge).
 
 Each check is local and conservative: it fires only when the window says the same thing about the
 same words in another way, and never when the window also says it the sentence's way.
