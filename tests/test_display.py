@@ -246,7 +246,7 @@ def test_metrics_table_renders_without_pandas(monkeypatch) -> None:
         assert values[1] == expected
         assert values[-1] == (str(m.errors) if m.errors else "")
     assert "<h3>mine</h3>" in page and "<b>e</b>" not in page
-    with pytest.raises(MissingDependencyError, match=r"ground-integrations\[notebook\]"):
+    with pytest.raises(MissingDependencyError, match=r"pip install -e '\.\[notebook\]'"):
         table.to_dataframe()
     assert str(table) == format_table(groups, title="mine")
     assert "| d:QnA | 3 | 0.750 |" in table._repr_markdown_()

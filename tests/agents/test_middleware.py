@@ -299,7 +299,7 @@ def test_the_langchain_extra_imports_without_the_langchain_package(monkeypatch: 
     import ground_integrations.langchain as adapter
 
     monkeypatch.setitem(sys.modules, "langchain.agents", None)
-    with pytest.raises(MissingDependencyError, match=r"ground-integrations\[langchain-agents\]"):
+    with pytest.raises(MissingDependencyError, match=r"pip install -e '\.\[langchain-agents\]'"):
         adapter.GroundednessMiddleware  # noqa: B018
     assert adapter.GroundednessGuard is not None
 

@@ -97,7 +97,7 @@ def test_label_and_loading_errors(tmp_path) -> None:
 @needs_nli
 def test_missing_extra_names_the_install_command(monkeypatch, random_model) -> None:
     monkeypatch.setitem(sys.modules, "transformers", None)
-    with pytest.raises(MissingDependencyError, match=r"ground-integrations\[nli\]"):
+    with pytest.raises(MissingDependencyError, match=r"pip install -e '\.\[nli\]'"):
         GroundednessChecker(NLIJudge(random_model)).check([MAUNA_KEA], "x y")
 
 
@@ -108,7 +108,7 @@ def test_missing_extra_names_the_install_command(monkeypatch, random_model) -> N
 def test_without_the_extra_building_the_judge_names_it(monkeypatch, absent) -> None:
     monkeypatch.setitem(sys.modules, absent, None)  # as if not installed
     for build in (NLIJudge, lambda: load_judge("nli")):
-        with pytest.raises(MissingDependencyError, match=r"ground-integrations\[nli\]") as caught:
+        with pytest.raises(MissingDependencyError, match=r"pip install -e '\.\[nli\]'") as caught:
             build()
         assert caught.value.extra == "nli" and absent in str(caught.value)
         assert isinstance(caught.value, ConfigurationError)  # a setup mistake, not a judge failure
