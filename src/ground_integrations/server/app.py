@@ -22,9 +22,9 @@ from ..models import GroundednessResult
 from .guard import (
     BODY_RECEIVED,
     BodyLimit,
+    ClientRateLimiter,
     HungUp,
     KeyRing,
-    RateLimiter,
     ShuttingDown,
     Slots,
     SlotsTimeout,
@@ -138,8 +138,8 @@ class Service:
     def __init__(self, settings: ServerSettings, judge: Judge | None) -> None:
         self.settings = settings
         self.keys = KeyRing(settings.api_keys)
-        self.rates = RateLimiter(settings.rate_limit)
-        self.failures = RateLimiter(settings.auth_failure_limit)
+        self.rates = ClientRateLimiter(settings.rate_limit)
+        self.failures = ClientRateLimiter(settings.auth_failure_limit)
         self.slots = Slots(settings.max_in_flight)
         self.metrics = Metrics(self.slots)
         self._judge = judge

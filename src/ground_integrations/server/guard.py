@@ -18,6 +18,7 @@ from ..deadline import Deadline
 __all__ = [
     "BODY_RECEIVED",
     "BodyLimit",
+    "ClientRateLimiter",
     "HungUp",
     "KeyRing",
     "RateLimiter",
@@ -56,7 +57,7 @@ class KeyRing:
         return found
 
 
-class RateLimiter:
+class ClientRateLimiter:
     """A token bucket per identity: ``per_minute`` requests, refilled continuously.
 
     Per process: with N workers a client gets up to N times the rate (documented).
@@ -97,6 +98,10 @@ class RateLimiter:
                 }
                 self._prune_at = max(10_000, 2 * len(self._buckets))
             return wait
+
+
+#: The former name (the HTTP judges' limiter of calls is ``judges.CallRateLimiter``).
+RateLimiter = ClientRateLimiter
 
 
 class SlotsTimeout(Exception):

@@ -12,7 +12,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+# Azure's limits are the package's (the Azure judge reads the same ones); kept importable here
+from ..models import AZURE_MAX_QUERY_CHARS, AZURE_MAX_SOURCES_CHARS, AZURE_MAX_TEXT_CHARS
+
 __all__ = [
+    "AZURE_MAX_QUERY_CHARS",
+    "AZURE_MAX_SOURCES_CHARS",
+    "AZURE_MAX_TEXT_CHARS",
     "UPSTAGE_MODELS",
     "AzureRequest",
     "NativeRequest",
@@ -33,9 +39,6 @@ UPSTAGE_MODELS = (
     "solar-1-mini-groundedness-check-240502",
 )
 AZURE_API_VERSIONS = ("2024-02-15-preview", "2024-09-15-preview")
-AZURE_MAX_SOURCES_CHARS = 55_000
-AZURE_MAX_TEXT_CHARS = 7_500
-AZURE_MAX_QUERY_CHARS = 7_500
 
 Flavour = Literal["openai", "azure"]
 _TOKEN = re.compile(r"\w+|[^\w\s]")
