@@ -65,7 +65,8 @@ def conflicts(
     compares = "than" in lows
     graded = bool(lows & _MODAL_STRENGTH.keys() or lows & _QUANTITY_STRENGTH.keys())
     negated = bool(lows & {"not", "never"})
-    hedged = any(h in text.lower() for text in window for h in _HEDGING)
+    lowered = [text.lower() for text in window]
+    hedged = any(h in text for text in lowered for h in _HEDGING)
     if not (acting or titled or ranks or compares or graded or negated or hedged):
         return causes
     win = [_tokens(t) for t in window]
