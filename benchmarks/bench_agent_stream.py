@@ -33,8 +33,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.tools import create_retriever_tool
 from langchain_core.vectorstores import InMemoryVectorStore
-from tests.agents.conftest import QUESTION, StreamingChatModel, search_call
 from tests.conftest import MAUNA_KEA
+from tests.langchain.conftest import QUESTION, StreamingChatModel, search_call
 
 from ground_integrations import GroundednessChecker, HeuristicJudge, Policy
 from ground_integrations.langchain import GroundednessMiddleware

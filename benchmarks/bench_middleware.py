@@ -30,8 +30,8 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import create_retriever_tool
 from langchain_core.vectorstores import InMemoryVectorStore
-from tests.agents.conftest import BAD, GOOD, QUESTION, script
-from tests.conftest import MAUNA_KEA
+from tests.conftest import BAD, GOOD, MAUNA_KEA
+from tests.langchain.conftest import QUESTION, script
 
 from ground_integrations import GroundednessChecker, HeuristicJudge, Policy
 from ground_integrations.langchain import GroundednessMiddleware

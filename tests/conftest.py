@@ -15,6 +15,17 @@ BANK = (
     "currently work for a bank that requires strict sales goals to meet. They pay me 10/hour and "
     "it's not unheard of to get a raise in 6ish months. Chase could only offer me 20 hours/week."
 )
+# agent answers about MAUNA_KEA, shared by the LangChain and LlamaIndex agent tests
+GOOD = (
+    "Mauna Kea is an inactive volcano on the island of Hawaii. "
+    "Its peak is 4,207.3 m above sea level."
+)
+BAD = (
+    "Mauna Kea is an inactive volcano on the island of Hawaii. "
+    "Its peak is 5,207.3 m above sea level."
+)
+# one good sentence, one bad: redact keeps a half
+HALF = f"{GOOD} It erupted violently in 1998, killing 412 people."
 
 
 @pytest.fixture

@@ -21,12 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ground_integrations"
 KNOWN_LOOPS: dict[frozenset[str], str] = {}
 
 #: Modules over the size limit that another change is splitting, with what must change.
-KNOWN_LARGE: dict[str, str] = {
-    "judges/_analysis.py": "the context index, the supporting window and the hard checks apart",
-    "judges/_language.py": "language detection apart from the notSure decision on it",
-    "langchain/_middleware.py": "the agent middleware's streaming and its decisions apart",
-    "server/app.py": "one router per wire format out of create_app",
-}
+KNOWN_LARGE: dict[str, str] = {}
 
 #: About 600 lines: past that a module usually does two jobs.
 MAX_LINES = 600

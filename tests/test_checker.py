@@ -18,7 +18,8 @@ from ground_integrations import (
     Thresholds,
     Verdict,
 )
-from ground_integrations.judges import HeuristicJudge
+from ground_integrations.judges import HeuristicJudge, Judge, Judgement
+from ground_integrations.models import GroundednessRequest, SentenceJudgement
 from ground_integrations.testing import FailingJudge, RecordingJudge, ScriptedJudge
 
 from .conftest import BANK, MAUNA_KEA
@@ -193,6 +194,59 @@ def test_thresholds_make_a_not_sure_band() -> None:
     )
     with pytest.raises(ConfigurationError):
         Thresholds(grounded=0.2, not_grounded=0.8)
+
+
+class _Scores(Judge):
+    """Scores each sentence as given, with a reason and no verdict (as every judge does)."""
+
+    name = "scores"
+    version = "1"
+
+    def __init__(self, *scores: float, abstained: bool = False, cut: float = 0.5) -> None:
+        self.scores = scores
+        self.abstained = abstained
+        self.default_thresholds = Thresholds(grounded=cut, not_grounded=cut)
+
+    def judge(self, request: GroundednessRequest) -> Judgement:
+        words = request.answer.split()
+        sentences = [
+            SentenceJudgement(
+                index=i,
+                text=word,
+                start=request.answer.index(word),
+                end=request.answer.index(word) + len(word),
+                score=score,
+                reason=f"reason {i}",
+            )
+            for i, (word, score) in enumerate(zip(words, self.scores))
+        ]
+        return Judgement(score=min(self.scores), sentences=sentences, abstained=self.abstained)
+
+
+def test_the_checker_gives_every_sentence_its_verdict_from_the_score() -> None:
+    r = GroundednessChecker(_Scores(0.9, 0.5, 0.2)).check(["ctx"], "one two three")
+    assert [s.verdict for s in r.sentences] == [
+        Verdict.GROUNDED,
+        Verdict.GROUNDED,
+        Verdict.NOT_GROUNDED,
+    ]
+    assert [d.text for d in r.ungrounded_details] == ["three"]
+    band = Thresholds(grounded=0.6, not_grounded=0.3)
+    r = GroundednessChecker(_Scores(0.9, 0.5, 0.2), thresholds=band).check(["ctx"], "one two three")
+    assert [s.verdict for s in r.sentences] == [
+        Verdict.GROUNDED,
+        Verdict.NOT_SURE,
+        Verdict.NOT_GROUNDED,
+    ]
+    # the checker's cut, not the judge's, flags "two": its reason says so
+    assert r.sentences[1].reason == "score 0.50 is below the checker's cut 0.60 (the notSure band)"
+    assert r.sentences[2].reason == "reason 2"  # flagged by the judge's own cut too: kept
+
+
+def test_a_judge_that_abstains_is_not_sure_whatever_its_score() -> None:
+    r = GroundednessChecker(_Scores(0.9, 0.8, abstained=True)).check(["ctx"], "one two")
+    assert r.verdict is Verdict.NOT_SURE and r.score == 0.8
+    assert [s.verdict for s in r.sentences] == [Verdict.GROUNDED, Verdict.GROUNDED]
 
 
 def test_check_many_keeps_order_and_reports_errors_in_place(checker) -> None:

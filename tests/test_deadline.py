@@ -8,7 +8,6 @@ import pickle
 import random
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -41,13 +40,6 @@ def _heavy() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def heavy() -> tuple[str, str]:
     return _heavy()
-
-
-@pytest.fixture(scope="module")
-def default_checker() -> Iterator[GroundednessChecker]:
-    checker = GroundednessChecker(cache_size=0)
-    yield checker
-    checker.close()
 
 
 @pytest.mark.parametrize("which", ["heuristic", "default"])

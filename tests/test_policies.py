@@ -45,6 +45,15 @@ def test_decisions_follow_the_policy(checker) -> None:
         Policy(on_exhausted=Action.REGENERATE)
 
 
+def test_exhausted_decision_is_on_exhausted_with_the_reason(checker) -> None:
+    bad = checker.check([MAUNA_KEA], BAD)
+    decision = Policy(on_exhausted=Action.ANNOTATE).exhausted_decision(bad, "why", attempt=1)
+    assert decision.action is Action.ANNOTATE and decision.attempt == 1
+    assert decision.verdict is bad.verdict
+    assert decision.reason == f"answer is {bad.verdict.value}; why"
+    assert Policy().exhausted_decision(bad, "why").action is Action.BLOCK
+
+
 def test_not_sure_has_its_own_action() -> None:
     checker = GroundednessChecker(ScriptedJudge(["notSure"]))
     r = checker.check(["ctx"], "answer")

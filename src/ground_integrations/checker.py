@@ -323,7 +323,8 @@ class GroundednessChecker:
                 best.append(max((o.sentences[i] for o in remapped), key=lambda s: s.score))
             return Judgement(score=min(s.score for s in best), sentences=best)
         scores = [o.score for o in remapped if o.score is not None]
-        verdicts = [o.verdict for o in remapped if o.verdict is not None]
+        # a chunk's label, or notSure where its judge abstained
+        verdicts = [Verdict.NOT_SURE if o.abstained else o.verdict for o in remapped]
         for v in (Verdict.GROUNDED, Verdict.NOT_SURE, Verdict.NOT_GROUNDED):
             if v in verdicts:
                 return Judgement(score=max(scores) if scores else None, verdict=v)

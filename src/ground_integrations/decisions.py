@@ -324,7 +324,13 @@ class Policy(BaseModel):
             reason=what,
         )
 
-    def _exhausted(self, result: GroundednessResult, attempt: int, why: str) -> Decision:
+    def exhausted_decision(
+        self, result: GroundednessResult, why: str, *, attempt: int = 0
+    ) -> Decision:
+        """The ``on_exhausted`` decision on ``result``, its reason ending with ``why``: for when
+        the policy's own action cannot be taken (nothing to redact or too little kept, corrections
+        used up or impossible, a rewrite still not grounded). It records no telemetry event
+        (:meth:`decide` records what it returns, this decision included)."""
         return Decision(
             action=self.on_exhausted,
             verdict=result.verdict,
@@ -335,13 +341,15 @@ class Policy(BaseModel):
     def _decide_redact(self, result: GroundednessResult, attempt: int) -> Decision:
         kept, removed = redact(result.answer, result)
         if not removed:
-            return self._exhausted(result, attempt, "the judge flagged no sentence to redact")
+            return self.exhausted_decision(
+                result, "the judge flagged no sentence to redact", attempt=attempt
+            )
         share = len(kept.strip()) / max(1, len(result.answer.strip()))
         if not kept.strip() or share < self.min_kept:
-            return self._exhausted(
+            return self.exhausted_decision(
                 result,
-                attempt,
                 f"redacting would keep {share:.0%} of it (min_kept={self.min_kept:.0%})",
+                attempt=attempt,
             )
         return Decision(
             action=Action.REDACT,
@@ -357,16 +365,16 @@ class Policy(BaseModel):
         self, result: GroundednessResult, attempt: int, corrections: int, can_correct: bool
     ) -> Decision:
         if corrections >= self.max_corrections:
-            return self._exhausted(
+            return self.exhausted_decision(
                 result,
-                attempt,
                 f"still not grounded after {corrections} correction(s) "
                 f"(max_corrections={self.max_corrections})",
+                attempt=attempt,
             )
         text = judge_correction(result)
         if text is None and not can_correct:
-            return self._exhausted(
-                result, attempt, "the judge gave no correction and no corrector is set"
+            return self.exhausted_decision(
+                result, "the judge gave no correction and no corrector is set", attempt=attempt
             )
         return Decision(
             action=Action.CORRECT,

@@ -62,7 +62,7 @@ def _flagged_spans(result: GroundednessResult) -> list[tuple[int, int, str | Non
     return out
 
 
-def _ok(verdict: Verdict) -> bool:
+def _ok(verdict: Verdict | None) -> bool:
     return verdict is Verdict.GROUNDED
 
 

@@ -251,7 +251,9 @@ class UngroundedDetail(_Model):
 class SentenceJudgement(_Model):
     """One answer sentence, judged (the TruLens shape: statement, score, evidence, reason).
 
-    A sentence not judged grounded may say why in ``kind`` and point at the words at fault in
+    A judge fills the score and the evidence; the checker sets ``verdict`` from the score
+    (:mod:`ground_integrations.verdicts`), so every sentence of a result has one. A sentence not
+    judged grounded may say why in ``kind`` and point at the words at fault in
     ``ungrounded_details`` (narrower than the sentence; empty when the judge does not narrow).
     """
 
@@ -260,7 +262,11 @@ class SentenceJudgement(_Model):
     start: int = Field(ge=0, description="Code-point offset in the answer.")
     end: int = Field(ge=0)
     score: float = Field(ge=0.0, le=1.0)
-    verdict: Verdict
+    verdict: Verdict | None = Field(
+        None,
+        description="Set by the checker from the score under its thresholds; a judge leaves "
+        "it unset.",
+    )
     evidence: list[Evidence] = Field(default_factory=list)
     reason: str = ""
     unsupported: list[str] = Field(
@@ -336,6 +342,13 @@ class GroundednessResult(_Model):
     chunks: int = Field(1, ge=1, description="How many context chunks the judge saw.")
     correction: str | None = Field(None, description="The judge's corrected answer, if any.")
     raw: str | None = Field(None, description="A judge's unparsed output, kept when unclear.")
+
+    @field_validator("sentences")
+    @classmethod
+    def _judged(cls, sentences: list[SentenceJudgement]) -> list[SentenceJudgement]:
+        if any(s.verdict is None for s in sentences):
+            raise ValueError("every sentence of a result has the checker's verdict")
+        return sentences
 
     @property
     def is_grounded(self) -> bool:

@@ -129,9 +129,8 @@ class SentenceGate:
                     text="",
                     removed=(UngroundedDetail.from_span(self._buffer, start, end, None),),
                 )
-            return self.policy._exhausted(
+            return self.policy.exhausted_decision(
                 result,
-                0,
                 f"redacting would keep {share:.0%} of the text so far "
                 f"(min_kept={self.policy.min_kept:.0%})",
             )
@@ -163,7 +162,9 @@ class SentenceGate:
         if result is None:  # the judge failed on the rewrite: on_error decides
             decision = self.policy.decide(None, error=error, can_regenerate=False)
         else:
-            decision = self.policy._exhausted(result, 0, "the corrected sentence is not grounded")
+            decision = self.policy.exhausted_decision(
+                result, "the corrected sentence is not grounded"
+            )
         return self._release(text, sentence, result, decision)
 
     def _decide(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .judges._analysis import analyse
+from .judges._tokens import analyse
 from .models import Domain, GroundednessResult
 
 if TYPE_CHECKING:  # pragma: no cover

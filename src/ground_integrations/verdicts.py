@@ -4,9 +4,10 @@ The checker calls :func:`result_of` once per check, after merging the judgements
 chunks. It reads the answer's score under the cut that applies to the request
 (:func:`~ground_integrations.thresholds.cut_for`), cuts every sentence the same way
 (:func:`cut_sentence`), derives the ungrounded spans from the sentences it flags when the judge
-gave none, and scales the confidence. A judge that labels (``Judgement.verdict``) keeps its
-label; a judge that only scores never decides: the sentence verdicts it sets are its own reading,
-replaced here.
+gave none, and scales the confidence. A judge that labels (``Judgement.verdict``, a service
+that returns only a label) keeps its label; a judge that abstains (``Judgement.abstained``: a
+language it does not read, a reply it could not parse) gets notSure. Judges set no sentence
+verdicts: each is cut here from the sentence's score.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def result_of(
         score = LABEL_SCORES[verdict]
     if judgement.verdict is not None and judgement.score is not None:
         verdict = judgement.verdict  # a judge that labels itself has the last word
+    if judgement.abstained:
+        verdict = Verdict.NOT_SURE  # the judge could not judge: its score decides nothing
     details = list(judgement.ungrounded_details)
     if not details:
         # each flagged sentence: the spans its judge narrowed it to, else the whole sentence
@@ -116,12 +119,16 @@ def cut_sentence(
     thresholds: ThresholdsLike,
     judge_thresholds: Thresholds,
 ) -> SentenceJudgement:
-    """The sentence under ``cut`` (the one :func:`~ground_integrations.thresholds.cut_for` picked
-    from the checker's ``thresholds``). Where that cut, not the judge, flags a sentence the judge
-    found grounded, its reason says so (the judge's "Supported by ..." would contradict the
-    verdict)."""
+    """The sentence with its verdict under ``cut`` (the one
+    :func:`~ground_integrations.thresholds.cut_for` picked from the checker's ``thresholds``).
+    Where that cut, not the judge, flags a sentence the judge found grounded (its score passes
+    ``judge_thresholds``, the judge's own cut points), its reason says so (the judge's
+    "Supported by ..." would contradict the verdict)."""
     verdict = cut.verdict(s.score)
-    if verdict is Verdict.GROUNDED or s.verdict is not Verdict.GROUNDED:
+    # the judge's own reading, which its reason was worded for (a judge written when sentences
+    # had to carry a verdict still sets it)
+    own = s.verdict if s.verdict is not None else judge_thresholds.verdict(s.score)
+    if verdict is Verdict.GROUNDED or own is not Verdict.GROUNDED:
         return s.model_copy(update={"verdict": verdict})
     if isinstance(thresholds, CalibratedThresholds):
         where = thresholds.group_for(request.task, request.domain).name

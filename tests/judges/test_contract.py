@@ -1,4 +1,5 @@
-"""One contract every judge passes: verdicts, sync/async parity, bad input, secrets, serialisation."""
+"""One contract every judge passes: verdicts, sync/async parity, bad input, secrets, serialisation,
+and sentence verdicts left to the checker."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from ground_integrations import (
     EmptyInputError,
     GroundednessChecker,
+    GroundednessRequest,
     GroundednessResult,
     Judge,
     Verdict,
@@ -81,6 +83,7 @@ def _check_result(result: GroundednessResult, answer: str) -> None:
         assert d.offset.utf16 == len(answer[:start].encode("utf-16-le")) // 2
     for s in result.sentences:
         assert answer[s.start : s.end] == s.text
+        assert isinstance(s.verdict, Verdict)  # the checker's, from the score
 
 
 @pytest.mark.parametrize(("context", "answer", "query"), CASES)
@@ -91,6 +94,16 @@ async def test_verdicts_and_sync_async_parity(judge, context, answer, query) -> 
     _check_result(sync, answer)
     _check_result(asyn, answer)
     assert (sync.verdict, round(sync.score, 6)) == (asyn.verdict, round(asyn.score, 6))
+    await judge.aclose()
+
+
+@pytest.mark.parametrize(("context", "answer", "query"), CASES)
+async def test_judges_leave_sentence_verdicts_to_the_checker(judge, context, answer, query) -> None:
+    """A judge returns scores, evidence and reasons; the checker alone decides verdicts."""
+    task = "QnA" if query else "Summarization"
+    request = GroundednessRequest(context=tuple(context), answer=answer, query=query, task=task)
+    for judgement in (judge.run(request), await judge.arun(request)):
+        assert all(s.verdict is None for s in judgement.sentences)
     await judge.aclose()
 
 

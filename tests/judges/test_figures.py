@@ -1,7 +1,7 @@
 """How the embedded judges read a figure: its number with its scale and unit (``_analysis``).
 
-The judges' verdicts on these forms are in ``tests/test_reference_examples.py``; here are the
-readings themselves, unit by unit.
+The judges' verdicts on these forms are in ``tests/judges/test_reference_examples.py``; here are
+the readings themselves, unit by unit.
 """
 
 from __future__ import annotations

@@ -10,14 +10,15 @@ import time
 import pytest
 
 from ground_integrations import GroundednessChecker, Verdict
-from ground_integrations.judges import _language
-from ground_integrations.judges._language import (
+from ground_integrations.judges import HeuristicJudge, _language, _language_detection
+from ground_integrations.judges._language_detection import (
     ENGLISH_WORDS,
     SAMPLE_CHARS,
     context_language,
     detect,
 )
 from ground_integrations.judges.cross_encoder import bundled_model
+from ground_integrations.models import GroundednessRequest
 
 from ..conftest import BANK, MAUNA_KEA
 
@@ -160,16 +161,17 @@ def test_a_json_record_context_is_english() -> None:
 
 
 def test_a_word_of_both_languages_counts_for_neither() -> None:
-    foreign = set().union(*_language.FUNCTION_WORDS.values())
+    foreign = set().union(*_language_detection.FUNCTION_WORDS.values())
     assert not ENGLISH_WORDS & foreign
-    assert not _language._FOREIGN.keys() & (ENGLISH_WORDS | _language.ENGLISH_LOOKALIKES)
+    lookalikes = _language_detection.ENGLISH_LOOKALIKES
+    assert not _language_detection._FOREIGN.keys() & (ENGLISH_WORDS | lookalikes)
     assert "the" in ENGLISH_WORDS and "in" not in ENGLISH_WORDS  # "in" is German and Dutch too
 
 
 def test_a_long_context_is_sampled() -> None:
     german = FOREIGN[0][2]
     huge = (ENGLISH_CONTEXT + " ") * 4_000  # about 500,000 characters
-    assert len(_language._sample((huge,))) < SAMPLE_CHARS + 16
+    assert len(_language_detection._sample((huge,))) < SAMPLE_CHARS + 16
     started = time.perf_counter()
     assert detect(huge).english
     assert context_language((huge, german * 10)).english  # mostly English
@@ -283,6 +285,27 @@ def test_chunked_contexts_stay_not_sure() -> None:
     checker = GroundednessChecker(cache_size=0, chunk_chars=80, chunk_overlap=10)
     r = checker.check([FOREIGN[0][2]], answer)
     assert r.chunks > 1 and r.verdict is Verdict.NOT_SURE
+
+
+def test_the_language_check_abstains_and_sets_no_sentence_verdict() -> None:
+    """The check only says what it found: an abstention with its reason and scores in the
+    notSure band; the checker turns that into verdicts."""
+    judge = HeuristicJudge()
+    code, answer, context = FOREIGN[0]
+    request = GroundednessRequest(context=(context,), answer=answer)
+    index, spans, feats = judge.analyse(request)
+    scores = [judge.sentence_score(f, request.task) for f in feats]
+    overall = judge.answer_score(feats, request.task)
+    judgement = judge.judgement(request, index, spans, feats, overall, scores)
+    cut = judge.default_thresholds
+    checked = _language.language_checked(request, judgement, feats, cut)
+    assert checked.abstained and checked.verdict is None
+    assert checked.decided_by == f"language check (answer {code}, context {code})"
+    assert all(s.verdict is None for s in checked.sentences)
+    scored = [s.score for s, f in zip(checked.sentences, feats) if f.checkable]
+    assert scored and all(cut.not_grounded <= score < cut.grounded for score in scored)
+    # the detection's names are importable from the decision's module as before
+    assert _language.detect is detect and _language.context_language is context_language
 
 
 def test_figures_compare_across_conventions_and_lengths() -> None:

@@ -26,10 +26,6 @@ from ground_integrations.judges._analysis import (
     Figure,
     Reading,
     Tokens,
-    _opposite_index,
-    _quantities,
-    _scaled,
-    _supports,
     analyse,
     approximates,
     best_window,
@@ -45,8 +41,11 @@ from ground_integrations.judges._analysis import (
     units_agree,
     units_conflict,
 )
+from ground_integrations.judges._checks import _opposite_index, _supports
+from ground_integrations.judges._figures import scaled
 from ground_integrations.judges._lexicon import AMBIGUOUS_UNITS, UNIT_FACTORS, UNIT_KINDS
 from ground_integrations.judges._search import FigureValues, Quantities
+from ground_integrations.judges._tokens import quantities_of
 from ground_integrations.judges.cross_encoder import top_windows
 from ground_integrations.judges.heuristic import (
     INDEX_BYTES_FIXED,
@@ -288,7 +287,7 @@ def readings_and_quantities(draw: st.DrawFn) -> tuple[Reading, dict[str, frozens
     digits = draw(figure_value)
     assert digits is not None
     scale = draw(st.sampled_from([0, 0, 3, 6]))
-    value = _scaled(digits, scale) if scale else digits  # as read_figures scales them
+    value = scaled(digits, scale) if scale else digits  # as read_figures scales them
     reading = Reading(value, draw(st.sampled_from(ALL_UNITS)), digits if scale else "", scale)
     out: dict[str, set[str]] = {}
     for _ in range(draw(st.integers(0, 12))):
@@ -341,7 +340,7 @@ def scan_figure_problems(
     extra = given.figures if given is not None else []
     if given is not None and any(" " in key for key in given.surface):
         quantities = {**quantities}
-        for value, units in _quantities(given.surface).items():
+        for value, units in quantities_of(given.surface).items():
             quantities[value] = quantities.get(value, frozenset()) | units
     out: list[tuple[Figure, str | None]] = []
     for figure in dict.fromkeys(stated):

@@ -112,6 +112,7 @@ def _span_verdict(result: GroundednessResult, start: int, end: int) -> tuple[Ver
     if not overlapping:
         return None
     worst = min(overlapping, key=lambda s: s.score)
+    assert worst.verdict is not None  # a result's sentences all have the checker's verdict
     return worst.verdict, worst.score
 
 

@@ -21,7 +21,8 @@ from typing import Any
 
 from .._markers import mask_markers
 from ..text import base_form
-from ._analysis import FEATURE_NAMES, SentenceFeatures, answer_vector, mask_attribution
+from ._analysis import FEATURE_NAMES, SentenceFeatures, answer_vector
+from ._framing import mask_attribution
 
 __all__ = [
     "LEXICAL_FEATURES",

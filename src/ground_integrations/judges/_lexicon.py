@@ -78,7 +78,7 @@ NUMBER_WORDS = {
 }
 #: Words before a round figure that make it approximate, and which way the true figure may
 #: lie: "over 1,800" may stand for 1,821, "nearly 2,000" for 1,910, "about 50" for 48
-#: (see ``_analysis.approximates``).
+#: (see ``_checks.approximates``).
 HEDGES = {
     **dict.fromkeys(["over", "above", "exceeding", "more than"], "over"),
     **dict.fromkeys(["under", "below", "nearly", "almost", "less than", "fewer than"], "under"),
@@ -150,7 +150,7 @@ UNITS = {
     "iu": "unit",
 }
 #: Words after a number that scale it, as powers of ten: "4 million" is 4,000,000, "two hundred
-#: thousand" 200,000 (see ``_analysis.read_figure``).
+#: thousand" 200,000 (see ``_figures.read_figures``).
 SCALE_WORDS = {
     "hundred": 2,
     "thousand": 3,

@@ -78,7 +78,7 @@ class _Sentence(Protocol):
 
 
 class _Index(Protocol):
-    """What the searches read of a :class:`~._analysis.ContextIndex`."""
+    """What the searches read of a :class:`~._index.ContextIndex`."""
 
     @property
     def sentences(self) -> Sequence[_Sentence]: ...

@@ -32,8 +32,12 @@ from dataclasses import dataclass
 from .._markers import mask_markers
 from ..models import UngroundedDetail, UngroundedKind
 from ..text import Span, fold, stem, word_spans
-from ._analysis import ContextIndex, SentenceFeatures, Tokens, analyse, figures_of, mask_attribution
+from ._analysis import SentenceFeatures
+from ._figures import figures_of
+from ._framing import mask_attribution
+from ._index import ContextIndex
 from ._lexicon import NEGATIONS, STOPWORDS, UNITS
+from ._tokens import Tokens, analyse
 
 __all__ = [
     "BRIDGE",
@@ -88,7 +92,7 @@ class _Reading:
     its kind."""
 
     words: list[Span]
-    folded: list[str]  # as :func:`._analysis.analyse` reads them (folded, units canonical)
+    folded: list[str]  # as :func:`._tokens.analyse` reads them (folded, units canonical)
     content: int  # how many words are content words or figures
     marks: list[_Mark]
     kind: UngroundedKind
@@ -119,7 +123,7 @@ def sentence_kind(
     figure_conflict: bool = False,
 ) -> UngroundedKind:
     """Whether the context contradicts a flagged sentence or merely does not support it (see the
-    module's docstring). ``tokens``: the sentence as :func:`._analysis.analyse` reads it (its
+    module's docstring). ``tokens``: the sentence as :func:`._tokens.analyse` reads it (its
     attribution masked); ``missing``: it has a content word no passage (nor the query) has;
     ``support``: the model's support for it, when the model scored it; ``figure_conflict``: a
     figure of it conflicts with one the context gives in the same unit."""

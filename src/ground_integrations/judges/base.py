@@ -31,11 +31,12 @@ __all__ = ["Judge", "Judgement", "Thresholds"]
 class Judgement(BaseModel):
     """What a judge returns for one request (one chunk of context).
 
-    A scoring judge fills ``score`` and ``sentences`` (each with its score and evidence); a
-    judge that only labels (Upstage) fills ``verdict`` and may leave the rest empty. The checker
-    turns this into a result and decides every verdict in it (:mod:`ground_integrations.verdicts`):
-    a sentence's ``verdict`` here is the judge's own reading under its ``default_thresholds``,
-    which words its reason, and the checker's cut replaces it.
+    A scoring judge fills ``score`` and ``sentences`` (each with its score, evidence and
+    reason, and no verdict); a judge that only labels (Upstage) fills ``verdict`` and may leave
+    the rest empty. A judge that cannot judge the answer (a language it does not read, a reply
+    it could not parse) sets ``abstained`` and scores what it could not judge inside its notSure
+    band. The checker turns this into a result and decides every verdict in it
+    (:mod:`ground_integrations.verdicts`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -48,6 +49,11 @@ class Judgement(BaseModel):
     correction: str | None = None
     raw: str | None = Field(None, description="Unparsed judge output kept for inspection.")
     decided_by: str | None = Field(None, description="Which inner judge decided (cascades).")
+    abstained: bool = Field(
+        False,
+        description="The judge could not judge this answer: the verdict is notSure whatever "
+        "the score (which, with the sentences, stays as evidence).",
+    )
 
     @model_validator(mode="after")
     def _something(self) -> Judgement:

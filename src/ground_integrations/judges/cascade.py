@@ -17,6 +17,8 @@ __all__ = ["CascadeJudge"]
 
 
 def _verdict(judge: Judge, judgement: Judgement) -> Verdict:
+    if judgement.abstained:
+        return Verdict.NOT_SURE
     if judgement.verdict is not None:
         return judgement.verdict
     assert judgement.score is not None

@@ -34,7 +34,7 @@ from ..deadline import checkpoint
 from ..errors import ConfigurationError, MissingDependencyError
 from ..models import GroundednessRequest, Task
 from ..text import Span
-from ._analysis import ContextIndex, SentenceFeatures, analyse, cap
+from ._analysis import SentenceFeatures, cap
 from ._features import (
     LEXICAL_FEATURES,
     MODEL_FEATURES,
@@ -44,9 +44,11 @@ from ._features import (
     plain_missing,
     plain_tokens,
 )
+from ._index import ContextIndex
 from ._language import language_checked
 from ._records import is_record
 from ._search import ranked_spans
+from ._tokens import analyse
 from .base import Judge, Judgement, Thresholds
 from .heuristic import INDEX_CACHE_BYTES, HeuristicJudge
 

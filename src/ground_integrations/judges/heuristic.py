@@ -311,7 +311,6 @@ class HeuristicJudge(Judge):
                     start=span.start,
                     end=span.end,
                     score=round(score, 6),
-                    verdict=verdict,
                     evidence=evidence,
                     reason=reason[:1].upper() + reason[1:],
                     unsupported=feats.unsupported if verdict is not Verdict.GROUNDED else [],

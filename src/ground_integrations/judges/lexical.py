@@ -45,7 +45,6 @@ class LexicalBaselineJudge(Judge):
                     start=span.start,
                     end=span.end,
                     score=score,
-                    verdict=self.default_thresholds.verdict(score),
                     reason=f"{share:.0%} of its content words are absent from the context",
                 )
             )

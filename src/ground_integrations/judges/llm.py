@@ -18,8 +18,8 @@ models behind one interface with the output-method fallback (:mod:`._llm_backend
 An evidence quote counts as support only if it is at least three words (four CJK characters)
 found in the context on word boundaries. Placeholder evidence or reasons (the prompt's template
 copied back) make a statement notSure; empty evidence with a real reason is an assessment
-(nothing found). Unparseable output gets one repair request; if that fails too the verdict is
-``notSure`` with the raw text kept on the result.
+(nothing found). Unparseable output gets one repair request; if that fails too the judge
+abstains (the verdict is ``notSure``) with the raw text kept on the result.
 """
 
 from __future__ import annotations
@@ -268,8 +268,7 @@ class LLMJudge(Judge):
         if a is None:
             return SentenceJudgement(
                 **where,
-                score=0.5,
-                verdict=Verdict.NOT_SURE,
+                score=0.5,  # in the notSure band: no assessment
                 reason="The judge gave no assessment for this statement.",
             )
         copied = (a.evidence.strip() != "" and is_placeholder(a.evidence)) or is_placeholder(
@@ -281,7 +280,6 @@ class LLMJudge(Judge):
             return SentenceJudgement(
                 **where,
                 score=0.5,
-                verdict=Verdict.NOT_SURE,
                 reason="The judge returned placeholder evidence or reason (a copy of the "
                 "prompt's template), not an assessment.",
             )
@@ -299,7 +297,6 @@ class LLMJudge(Judge):
         return SentenceJudgement(
             **where,
             score=score,
-            verdict=self.default_thresholds.verdict(score),
             evidence=[evidence] if evidence else [],
             reason=reason,
         )
@@ -326,7 +323,7 @@ class LLMJudge(Judge):
         return Judgement(score=score, ungrounded_details=details)
 
     def _not_sure(self, raw: str) -> Judgement:
-        return Judgement(verdict=Verdict.NOT_SURE, score=0.5, raw=raw)
+        return Judgement(score=0.5, raw=raw, abstained=True)
 
     # -- calls ----------------------------------------------------------------------------
 

@@ -224,7 +224,6 @@ class NLIJudge(Judge):
                     start=span.start,
                     end=span.end,
                     score=min(1.0, max(0.0, score)),
-                    verdict=verdict,
                     evidence=[
                         Evidence(
                             passage=chunk.passage,

@@ -5,18 +5,19 @@ Needs the ``langchain`` package (v1): extra ``[langchain-agents]``.
 The middleware wraps each model call (``wrap_model_call``): it makes the call, checks what the
 model said against the current turn's tool results, applies the policy and returns the released
 message as the model's response. Data flows as everywhere else in the package: agent state ->
-core request (the turn's tool results, the last human message) -> :func:`~ground_integrations.
-enforce` (or a :class:`~ground_integrations.streaming.SentenceGate` while the answer streams)
--> the policy's decision -> the released message (rewritten, a fallback, or an error).
+core request (the turn's tool results, the last human message: ``_agent_messages.py``) ->
+:func:`~ground_integrations.enforce` (or a :class:`~ground_integrations.streaming.SentenceGate`
+while the answer streams) -> the policy's decision -> the released message (rewritten, a
+fallback, or an error: ``_middleware_release.py``). This module holds the options and runs that
+flow for each model call, sync and async, regenerations included.
 
 When the graph is streamed, the model's tokens are held back from the streams and only released
-text reaches them (``_agent_stream.py`` moves the chunks).
+text reaches them (``_middleware_stream.py``; ``_agent_stream.py`` moves the chunks).
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -27,54 +28,51 @@ from langchain.agents.middleware.types import (
     ModelResponse,
     PrivateStateAttr,
 )
-from langchain_core.callbacks import AsyncCallbackManager, CallbackManager
-from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import (
-    AIMessage,
-    AnyMessage,
-    BaseMessage,
-    HumanMessage,
-    RemoveMessage,
-    ToolMessage,
-)
+from langchain_core.messages import AIMessage
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
-try:  # newer langchain v1: a wrap_model_call hook can also update the agent state
-    from langchain.agents.middleware.types import ExtendedModelResponse
-except ImportError:  # pragma: no cover - older langchain: the bound holds per model call
-    ExtendedModelResponse = None  # type: ignore[assignment,misc]
-
 from ..checker import GroundednessChecker
-from ..errors import ConfigurationError, UngroundedAnswerError
+from ..errors import ConfigurationError
 from ..judges.base import Judge
 from ..models import Domain, Task
-from ..policies import (
-    ACTION_ORDER,
-    Action,
-    Corrector,
-    Decision,
-    Enforced,
-    Policy,
-    aenforce,
-    enforce,
-)
+from ..policies import Action, Corrector, Policy, aenforce, enforce
 from ..streaming import SentenceGate
-from ._agent_stream import (
-    AsyncHolder,
-    AsyncRelease,
-    Attempt,
-    Holder,
-    Session,
-    StreamSwitch,
-    shown_of,
+from ._agent_messages import (
+    DEFAULT_AGENT_FEEDBACK,
+    AgentContext,
+    ContextExtractor,
+    ExtendedModelResponse,
+    Kind,
+    as_response,
+    kind_of,
+    retry_request,
+    turn_context,
+    with_ai,
 )
-from ._convert import context_passages
+from ._agent_messages import FEEDBACK_MARK as FEEDBACK_MARK  # importable from here as before
+from ._agent_messages import current_turn as current_turn
+from ._agent_messages import is_feedback as is_feedback
+from ._agent_messages import tool_passages as tool_passages
+from ._agent_stream import AsyncRelease, Attempt, Session
 from ._corrector import as_corrector, async_corrector
-from ._guard import stream_summary
+from ._middleware_release import DEFAULT_AGENT_FALLBACK, Releaser
+from ._middleware_release import NO_CONTEXT as NO_CONTEXT
+from ._middleware_stream import (
+    Streaming,
+    StreamMode,
+    TextMode,
+    aheld_call,
+    emit_again,
+    held_call,
+    holding,
+    may_regenerate,
+    stream_mode,
+    text_mode,
+)
 from ._structured import structured_text
 
 __all__ = [
@@ -84,69 +82,11 @@ __all__ = [
     "GroundednessState",
 ]
 
-FEEDBACK_MARK = "ground_integrations_feedback"
-DEFAULT_AGENT_FEEDBACK = (
-    "Your previous answer was not supported by the tool results.\n{feedback}\n"
-    "Answer again using only information stated in the tool results."
-)
-DEFAULT_AGENT_FALLBACK = "I could not find support for an answer in the retrieved sources."
-NO_CONTEXT = "the agent answered without retrieving any context this turn"
-
-Streaming = Literal["auto", "sentence", "buffer", "live"]
-Kind = Literal["answer", "tools", "structured"]
-TextMode = Literal["gate", "live", "hold"]
-
 
 class GroundednessState(AgentState[Any]):
     """The agent state with the middleware's regeneration counter (per run, private)."""
 
     groundedness_regenerations: NotRequired[Annotated[int, UntrackedValue, PrivateStateAttr]]
-
-
-@dataclass(frozen=True)
-class AgentContext:
-    """What a ``context_extractor`` returns: the passages to check against, and the question."""
-
-    context: Any
-    query: str | None = None
-
-
-ContextExtractor = Callable[[Mapping[str, Any], Any], "AgentContext | Any"]
-
-
-def is_feedback(message: BaseMessage) -> bool:
-    """Whether ``message`` is a regeneration request this middleware made (it is sent to the
-    model in the retry's request only; histories saved by older versions may still hold one)."""
-    return isinstance(message, HumanMessage) and bool(message.additional_kwargs.get(FEEDBACK_MARK))
-
-
-def current_turn(messages: Sequence[AnyMessage]) -> tuple[HumanMessage | None, list[AnyMessage]]:
-    """The turn's human message and everything after it (feedback messages do not start one)."""
-    for i in range(len(messages) - 1, -1, -1):
-        message = messages[i]
-        if isinstance(message, HumanMessage) and not is_feedback(message):
-            return message, list(messages[i + 1 :])
-    return None, list(messages)
-
-
-def tool_passages(message: ToolMessage) -> list[Any]:
-    """What a tool returned: its Documents when it gave them as the artifact (a retriever tool
-    with ``response_format="content_and_artifact"``), else its text content."""
-    artifact = message.artifact
-    if isinstance(artifact, list) and artifact and all(isinstance(d, Document) for d in artifact):
-        return list(artifact)
-    if message.status == "error":
-        return []
-    text = str(message.text)
-    return [text] if text.strip() else []
-
-
-def _question(human: HumanMessage | None) -> str | None:
-    """The text of the turn's human message (``None`` when it has no text, e.g. an image)."""
-    if human is None:
-        return None
-    text = str(human.text).strip()
-    return text or None
 
 
 # -- one model call ----------------------------------------------------------------------------
@@ -175,40 +115,6 @@ class _Run:
 class _Detour(Exception):
     """A regeneration came back as another kind of message (say a tool call): it is then
     decided on as that kind, and the regeneration loop stops."""
-
-
-def _as_response(value: Any) -> ModelResponse:
-    if ExtendedModelResponse is not None and isinstance(value, ExtendedModelResponse):
-        return value.model_response
-    if isinstance(value, AIMessage):
-        return ModelResponse(result=[value])
-    return value  # type: ignore[no-any-return]
-
-
-def _kind(response: ModelResponse) -> tuple[Kind, AIMessage | None]:
-    ai = next((m for m in response.result if isinstance(m, AIMessage)), None)
-    if response.structured_response is not None:
-        return "structured", ai
-    if ai is not None and ai.tool_calls:
-        return "tools", ai
-    return "answer", ai
-
-
-def _with_ai(response: ModelResponse, old: AIMessage | None, new: AIMessage) -> ModelResponse:
-    result = [new if m is old else m for m in response.result]
-    return ModelResponse(result=result, structured_response=response.structured_response)
-
-
-def _decision_json(decision: Decision) -> dict[str, Any]:
-    return decision.model_dump(mode="json", by_alias=True, exclude={"text"}, exclude_none=True)
-
-
-def _unfed(gate: SentenceGate, response: ModelResponse) -> str:
-    """The text of the call's message the gate has not seen (all of it when the model did not
-    stream: its answer came at once)."""
-    _, ai = _kind(response)
-    text = str(ai.text) if ai is not None else ""
-    return text[len(gate.text) :] if text.startswith(gate.text) else ""
 
 
 class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
@@ -304,7 +210,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
             )
         self.checker = checker or GroundednessChecker(judge)
         self.policy = policy or Policy()
-        if streaming == "sentence" and self._may_regenerate():
+        if streaming == "sentence" and may_regenerate(self.policy):
             raise ConfigurationError(
                 "GroundednessMiddleware(streaming='sentence') releases each sentence once it is "
                 "checked, so it cannot regenerate the answer; give it a policy that blocks, "
@@ -327,37 +233,12 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         self.streaming: Streaming = streaming
         self.structured_fields = list(structured_fields) if structured_fields is not None else None
 
-    def _may_regenerate(self) -> bool:
-        return Action.REGENERATE in (self.policy.on_not_grounded, self.policy.on_not_sure)
-
     @property
-    def stream_mode(self) -> Literal["sentence", "buffer", "live"]:
+    def stream_mode(self) -> StreamMode:
         """The ``streaming`` mode in effect (``"auto"`` resolved against the policy)."""
-        if self.streaming == "auto":
-            return "buffer" if self._may_regenerate() else "sentence"
-        return self.streaming
+        return stream_mode(self.streaming, self.policy)
 
     # -- from the agent state to a core request ------------------------------------------------
-
-    def _context(self, state: Mapping[str, Any], runtime: Any) -> tuple[list[str], str | None]:
-        """The passages to check against and the question, for the current turn."""
-        messages = state.get("messages") or []
-        human, turn = current_turn(messages)
-        query = _question(human)
-        if self.context_extractor is not None:
-            extracted = self.context_extractor(state, runtime)
-            if isinstance(extracted, AgentContext):
-                query = extracted.query if extracted.query is not None else query
-                extracted = extracted.context
-            passages = context_passages(extracted, field="context_extractor") if extracted else []
-            return passages, query
-        found: list[Any] = []
-        for message in turn:
-            if isinstance(message, ToolMessage):
-                found += tool_passages(message)
-        if self.state_context_key and state.get(self.state_context_key):
-            found += context_passages(state[self.state_context_key], field=self.state_context_key)
-        return (context_passages(found) if found else []), query
 
     def _plan(self, request: ModelRequest[Any]) -> _Plan:
         structured = request.response_format is not None
@@ -374,19 +255,23 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
                 "Policy.block(), Policy.annotate())"
             )
         state = request.state
-        passages, query = self._context(state, request.runtime)
-        if structured:
-            mode: TextMode = "hold"  # a structured answer is released whole, once checked
-        elif not passages:
-            mode = "live" if self.on_no_context == "pass" else "hold"
-        else:
-            mode = "gate" if self.stream_mode == "sentence" else "hold"
+        passages, query = turn_context(
+            state,
+            request.runtime,
+            extractor=self.context_extractor,
+            state_context_key=self.state_context_key,
+        )
         return _Plan(
             passages=passages,
             query=query,
             regenerated=int(state.get("groundedness_regenerations") or 0),  # type: ignore[call-overload]
             structured=structured,
-            text_mode=mode,
+            text_mode=text_mode(
+                self.stream_mode,
+                structured=structured,
+                has_context=bool(passages),
+                on_no_context=self.on_no_context,
+            ),
         )
 
     def _gate(self, plan: _Plan, *, sync: bool) -> SentenceGate | None:
@@ -428,143 +313,45 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
             return f"{said}\n{text}" if said and text else (said or text)
         return str(ai.text) if ai is not None else ""
 
-    def _feedback(self, feedback: str) -> HumanMessage:
-        return HumanMessage(
-            self.feedback_template.format(feedback=feedback),
-            additional_kwargs={FEEDBACK_MARK: True},
-        )
-
     def _retry(
         self, request: ModelRequest[Any], rejected: ModelResponse, feedback: str
     ) -> ModelRequest[Any]:
-        """The retry's request: the conversation, the rejected answer and the feedback (sent
-        to the model only: the agent's history never holds them)."""
-        messages: list[Any] = [*request.messages, *rejected.result, self._feedback(feedback)]
-        return request.override(messages=messages)
+        """The regeneration's request, its feedback written with ``feedback_template``."""
+        return retry_request(request, rejected, self.feedback_template.format(feedback=feedback))
 
-    # -- from a decision to the released message ----------------------------------------------
+    # -- one model call: from its response to the released one ---------------------------------
 
-    def _metadata(self, enforced: Enforced) -> dict[str, Any]:
-        decision = enforced.decision
-        meta: dict[str, Any] = {
-            self.metadata_key: enforced.result.model_dump(mode="json") if enforced.result else None,
-            f"{self.metadata_key}_decision": _decision_json(decision),
-        }
-        if decision.error is not None:
-            meta[f"{self.metadata_key}_error"] = decision.error
-        return meta
-
-    def _unchecked_metadata(self, reason: str, action: Action) -> dict[str, Any]:
-        return {
-            self.metadata_key: {"verdict": None, "checked": False, "reason": reason},
-            f"{self.metadata_key}_decision": {"action": action.value, "reason": reason},
-        }
-
-    def _message(self, ai: AIMessage, meta: dict[str, Any] | None, text: str | None) -> AIMessage:
-        update: dict[str, Any] = {}
-        if meta is not None:
-            update["response_metadata"] = {**ai.response_metadata, **meta}
-        if text is not None:
-            update["content"] = text
-        return ai.model_copy(update=update) if update else ai
-
-    def _fallback(self, ai: AIMessage | None, meta: dict[str, Any]) -> AIMessage:
-        text = self.policy.fallback_message or DEFAULT_AGENT_FALLBACK
-        return AIMessage(
-            content=text,
-            id=ai.id if ai is not None else None,
-            name=ai.name if ai is not None else None,
-            response_metadata={**(ai.response_metadata if ai is not None else {}), **meta},
+    def _releaser(self) -> Releaser:
+        """What turns a decision into the released response, with the options as they are now."""
+        return Releaser(
+            policy=self.policy,
+            metadata_key=self.metadata_key,
+            exit_behavior=self.exit_behavior,
+            annotate_grounded=self.annotate_grounded,
+            on_no_context=self.on_no_context,
         )
-
-    def _blocked(
-        self, response: ModelResponse, ai: AIMessage | None, meta: dict[str, Any], error: Any
-    ) -> ModelResponse:
-        """A blocked answer: the error (``exit_behavior="error"``) or the fallback message,
-        which ends the run (it calls no tool and is no structured answer)."""
-        if self.exit_behavior == "error":
-            raise error
-        return ModelResponse(result=[self._fallback(ai, meta)], structured_response=None)
-
-    def _from_enforced(
-        self, kind: Kind, response: ModelResponse, ai: AIMessage | None, enforced: Enforced
-    ) -> ModelResponse:
-        decision, meta = enforced.decision, self._metadata(enforced)
-        if kind == "tools":
-            assert ai is not None  # a tool call is an AI message
-            text = "" if enforced.blocked else enforced.answer if enforced.rewritten else None
-            return _with_ai(response, ai, self._message(ai, meta, text))
-        if enforced.blocked:
-            error = self.policy.blocked_error(enforced.result, decision)
-            return self._blocked(response, ai, meta, error)
-        if ai is None:
-            return response
-        if decision.action is Action.PASS and not self.annotate_grounded:
-            return response
-        text = enforced.answer if enforced.rewritten else None
-        return _with_ai(response, ai, self._message(ai, meta, text))
-
-    def _unchecked(self, kind: Kind, response: ModelResponse, ai: AIMessage) -> ModelResponse:
-        """No context: nothing to check the message against (``on_no_context``)."""
-        if self.on_no_context == "pass":
-            meta = self._unchecked_metadata(f"not checked: {NO_CONTEXT}", Action.PASS)
-            return _with_ai(response, ai, self._message(ai, meta, None))
-        reason = f"{NO_CONTEXT} (on_no_context='block')"
-        meta = self._unchecked_metadata(reason, Action.BLOCK)
-        if kind == "tools":  # the text is withheld, the tool calls go on
-            return _with_ai(response, ai, self._message(ai, meta, ""))
-        error = UngroundedAnswerError(f"Answer blocked: {reason}")
-        return self._blocked(response, ai, meta, error)
-
-    def _from_gate(
-        self, kind: Kind, response: ModelResponse, ai: AIMessage, attempt: Attempt
-    ) -> ModelResponse:
-        """A message whose text was released sentence by sentence: it is what was shown."""
-        gate, held = attempt.gate, attempt.held
-        assert gate is not None
-        if not gate.releases:
-            return response
-        summary = stream_summary(gate)
-        strictest = max(
-            (r.decision for r in gate.releases), key=lambda d: ACTION_ORDER.index(d.action)
-        )
-        meta: dict[str, Any] | None = {
-            self.metadata_key: summary,
-            f"{self.metadata_key}_decision": _decision_json(strictest),
-        }
-        if kind == "answer" and attempt.blocked is not None:
-            blocked = attempt.blocked
-            if self.exit_behavior == "error":
-                raise self.policy.blocked_error(blocked.result, blocked.decision)
-            fallback = self.policy.fallback_message or DEFAULT_AGENT_FALLBACK
-            text = held.shown + (" " if held.shown else "") + fallback
-            return _with_ai(response, ai, self._message(ai, meta, text))
-        if summary["action"] == Action.PASS.value and not self.annotate_grounded:
-            meta = None
-        return _with_ai(response, ai, self._message(ai, meta, held.shown))
 
     def _settle(self, plan: _Plan, run: _Run) -> ModelResponse | None:
         """The released response when no check loop is needed: nothing to check, a message
         whose text the gate already released, no context. ``None``: run the check."""
         response, attempt = run.response, run.attempt
-        kind, ai = _kind(response)
+        kind, ai = kind_of(response)
         text = self._subject(kind, response, ai)
         if ai is None or (kind == "tools" and not text.strip()):
             return response
         if attempt is not None and attempt.gate is not None:
-            return self._from_gate(kind, response, ai, attempt)
+            return self._releaser().gated(kind, response, ai, attempt)
         if not plan.passages:
-            return self._unchecked(kind, response, ai)
+            return self._releaser().unchecked(kind, response, ai)
         if not text.strip():  # a structured answer without text: name its fields to check
             reason = "not checked: the structured answer has no text (see structured_fields)"
-            meta = self._unchecked_metadata(reason, Action.PASS)
-            return _with_ai(response, ai, self._message(ai, meta, None))
+            return self._releaser().passed_unchecked(response, ai, reason)
         return None
 
     def _check_args(self, plan: _Plan, run: _Run) -> dict[str, Any]:
         """:func:`~ground_integrations.enforce` arguments for the response being decided on
         (text beside tool calls gets :meth:`_text_policy`)."""
-        kind, ai = _kind(run.response)
+        kind, ai = kind_of(run.response)
         return {
             "context": plan.passages,
             "answer": self._subject(kind, run.response, ai),
@@ -580,10 +367,10 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
     def _final(self, plan: _Plan, run: _Run, out: ModelResponse) -> tuple[Any, AIMessage | None]:
         """The wrap's return value (with the run's regeneration count when it regenerated),
         and the message to show the streams."""
-        _, ai = _kind(out)
+        _, ai = kind_of(out)
         if run.attempt is not None and ai is not None:
             final = run.attempt.held.final(ai)
-            out, ai = _with_ai(out, ai, final), final
+            out, ai = with_ai(out, ai, final), final
         if not run.regenerations or ExtendedModelResponse is None:
             return out, ai
         count = plan.regenerated + run.regenerations
@@ -601,10 +388,6 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
             forward_tool_calls=not plan.structured,
         )
 
-    def _name(self, request: ModelRequest[Any]) -> str:
-        get_name = getattr(request.model, "get_name", None)
-        return str(get_name()) if callable(get_name) else type(request.model).__name__
-
     # -- the model call, sync ------------------------------------------------------------------
 
     def wrap_model_call(
@@ -613,11 +396,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         handler: Callable[[ModelRequest[Any]], ModelResponse],
     ) -> Any:
         plan = self._plan(request)
-        switch = StreamSwitch.current()
-        if self.stream_mode == "live" or not switch.active:
-            return self._decide(plan, request, handler, None)
-        session = Session(switch, name=self._name(request), sync=True)
-        with switch.held(Holder(session), CallbackManager):
+        with holding(self.stream_mode, request.model, sync=True) as session:
             return self._decide(plan, request, handler, session)
 
     def _call(
@@ -629,21 +408,9 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
     ) -> tuple[ModelResponse, Attempt | None]:
         """One model call (held when a session is given; the gate then releases as it goes)."""
         if session is None:
-            return _as_response(handler(request)), None
+            return as_response(handler(request)), None
         attempt = self._begin(plan, request, session, sync=True)
-        try:
-            response = _as_response(handler(request))
-        except BaseException as exc:
-            attempt.shown.fail(exc)
-            raise
-        finally:
-            session.attempt = None
-        gate = attempt.gate
-        if gate is not None:  # the last sentence is complete now
-            rest = _unfed(gate, response)
-            releases = [*gate.feed(rest), *gate.close()] if rest else gate.close()
-            attempt.shown.show(attempt.held.piece(shown_of(attempt, releases)))
-        return response, attempt
+        return held_call(session, attempt, handler, request), attempt
 
     def _decide(
         self,
@@ -675,13 +442,13 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         can_regenerate: bool = True,
     ) -> ModelResponse:
         args = self._check_args(plan, run)
-        kind = _kind(run.response)[0]
+        kind = kind_of(run.response)[0]
 
         def regenerate(feedback: str, attempt: int) -> str:
             retry = self._retry(request, run.response, feedback)
             run.response, run.attempt = self._call(plan, retry, handler, session)
             run.regenerations += 1
-            new_kind, ai = _kind(run.response)
+            new_kind, ai = kind_of(run.response)
             if new_kind != kind:
                 raise _Detour
             return self._subject(kind, run.response, ai)
@@ -698,8 +465,8 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
             if settled is not None:
                 return settled
             return self._check(plan, request, handler, session, run, can_regenerate=False)
-        kind, ai = _kind(run.response)
-        return self._from_enforced(kind, run.response, ai, enforced)
+        kind, ai = kind_of(run.response)
+        return self._releaser().checked(kind, run.response, ai, enforced)
 
     # -- the model call, async -----------------------------------------------------------------
 
@@ -709,11 +476,7 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse]],
     ) -> Any:
         plan = self._plan(request)
-        switch = StreamSwitch.current()
-        if self.stream_mode == "live" or not switch.active:
-            return await self._adecide(plan, request, handler, None)
-        session = Session(switch, name=self._name(request), sync=False)
-        with switch.held(AsyncHolder(session), AsyncCallbackManager):
+        with holding(self.stream_mode, request.model, sync=False) as session:
             return await self._adecide(plan, request, handler, session)
 
     async def _acall(
@@ -724,25 +487,9 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         session: Session | None,
     ) -> tuple[ModelResponse, Attempt | None]:
         if session is None:
-            return _as_response(await handler(request)), None
+            return as_response(await handler(request)), None
         attempt = self._begin(plan, request, session, sync=False)
-        try:
-            response = _as_response(await handler(request))
-        except BaseException as exc:
-            assert isinstance(attempt.shown, AsyncRelease)
-            await attempt.shown.afail(exc)
-            raise
-        finally:
-            session.attempt = None
-        gate = attempt.gate
-        if gate is not None:
-            rest = _unfed(gate, response)
-            releases = (
-                [*await gate.afeed(rest), *await gate.aclose()] if rest else await gate.aclose()
-            )
-            assert isinstance(attempt.shown, AsyncRelease)
-            await attempt.shown.ashow(attempt.held.piece(shown_of(attempt, releases)))
-        return response, attempt
+        return await aheld_call(session, attempt, handler, request), attempt
 
     async def _adecide(
         self,
@@ -778,13 +525,13 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
         can_regenerate: bool = True,
     ) -> ModelResponse:
         args = self._check_args(plan, run)
-        kind = _kind(run.response)[0]
+        kind = kind_of(run.response)[0]
 
         async def regenerate(feedback: str, attempt: int) -> str:
             retry = self._retry(request, run.response, feedback)
             run.response, run.attempt = await self._acall(plan, retry, handler, session)
             run.regenerations += 1
-            new_kind, ai = _kind(run.response)
+            new_kind, ai = kind_of(run.response)
             if new_kind != kind:
                 raise _Detour
             return self._subject(kind, run.response, ai)
@@ -801,28 +548,15 @@ class GroundednessMiddleware(AgentMiddleware[GroundednessState, Any]):
             if settled is not None:
                 return settled
             return await self._acheck(plan, request, handler, session, run, can_regenerate=False)
-        kind, ai = _kind(run.response)
-        return self._from_enforced(kind, run.response, ai, enforced)
+        kind, ai = kind_of(run.response)
+        return self._releaser().checked(kind, run.response, ai, enforced)
 
     # -- the middleware's node: where "live" streaming releases the answer ---------------------
 
-    def _emit_again(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
-        """With ``streaming="live"``, the released answer once more under a new id, so that a
-        stream shows it from this node (the model's own tokens were unchecked)."""
-        if self.stream_mode != "live":
-            return None
-        messages = state.get("messages") or []
-        last = messages[-1] if messages else None
-        if not isinstance(last, AIMessage) or last.tool_calls:
-            return None
-        again = last.model_copy(update={"id": f"{last.id or 'answer'}-{uuid.uuid4().hex[:8]}"})
-        removed = [RemoveMessage(id=last.id)] if last.id else []
-        return {"messages": [*removed, again]}
-
     def after_model(self, state: GroundednessState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        return self._emit_again(state)
+        return emit_again(state) if self.stream_mode == "live" else None
 
     async def aafter_model(
         self, state: GroundednessState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        return self._emit_again(state)
+        return emit_again(state) if self.stream_mode == "live" else None

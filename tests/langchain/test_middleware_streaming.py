@@ -29,7 +29,8 @@ from ground_integrations import (
 )
 from ground_integrations.langchain import GroundednessMiddleware
 
-from .conftest import BAD, GOOD, HALF, QUESTION, StreamingChatModel, search_call
+from ..conftest import BAD, GOOD, HALF
+from .conftest import QUESTION, StreamingChatModel, search_call
 
 NODE = "GroundednessMiddleware.after_model"
 WRONG = "5,207.3"  # the figure the context contradicts

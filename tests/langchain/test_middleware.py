@@ -17,6 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from typing_extensions import NotRequired
 
 from ground_integrations import (
+    Action,
     ConfigurationError,
     GroundednessChecker,
     HeuristicJudge,
@@ -28,7 +29,8 @@ from ground_integrations.langchain import GroundednessMiddleware
 from ground_integrations.langchain._middleware import AgentContext, is_feedback
 from ground_integrations.testing import RecordingJudge
 
-from .conftest import BAD, GOOD, HALF, QUESTION, ScriptedChatModel, script, search_call
+from ..conftest import BAD, GOOD, HALF
+from .conftest import QUESTION, ScriptedChatModel, script, search_call
 
 NODE = "GroundednessMiddleware.after_model"
 
@@ -222,8 +224,13 @@ def test_only_the_current_turns_tool_results_count(retriever_tool: BaseTool) -> 
     thread = {"configurable": {"thread_id": "t"}}
     first = run(agent, **thread)
     assert final(first).content == GOOD and len(model.seen) == 3  # one regeneration
-    with pytest.raises(UngroundedAnswerError, match="without retrieving"):
+    with pytest.raises(
+        UngroundedAnswerError, match=r"^Answer blocked: .*without retrieving"
+    ) as info:
         run(agent, "And its height in feet?", **thread)
+    # the same error as every blocked answer: it carries the decision (no result: nothing checked)
+    assert info.value.result is None and info.value.decision is not None
+    assert info.value.decision.action is Action.BLOCK
     # turn 3 searches again and may regenerate once more: the counter is per run, not thread
     state = run(agent, "How high again?", **thread)
     assert final(state).content == GOOD and len(model.seen) == 7

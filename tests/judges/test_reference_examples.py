@@ -13,7 +13,7 @@ import pytest
 from ground_integrations import GroundednessChecker, UngroundedKind, Verdict
 from ground_integrations.judges import HeuristicJudge
 
-from .conftest import MAUNA_KEA
+from ..conftest import MAUNA_KEA
 
 TASKS = ("QnA", "Summarization")
 SUN = "The sun rises from the east due to the visual effect caused by the Earth's rotation."

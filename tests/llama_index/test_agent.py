@@ -3,14 +3,14 @@ scripted function-calling LLM calls a query-engine tool, then answers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 pytest.importorskip("llama_index.core")
 
-from llama_index.core import Settings, VectorStoreIndex
+from llama_index.core import VectorStoreIndex
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ToolCallResult
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.embeddings import MockEmbedding
@@ -36,17 +36,8 @@ from ground_integrations.llama_index import (
     GroundednessDecisionEvent,
 )
 
-from ..conftest import MAUNA_KEA
-from .conftest import BAD, GOOD, HALF, QUESTION
-
-
-@pytest.fixture(autouse=True)
-def offline_settings() -> Iterator[None]:
-    llm, embed = Settings._llm, Settings._embed_model
-    Settings.llm = MockLLM()
-    Settings.embed_model = MockEmbedding(embed_dim=8)
-    yield
-    Settings._llm, Settings._embed_model = llm, embed
+from ..conftest import BAD, GOOD, HALF, MAUNA_KEA
+from .conftest import QUESTION
 
 
 def scripted_llm(*answers: str) -> MockFunctionCallingLLM:

@@ -1,0 +1,328 @@
+"""The hard checks on what a sentence states that its context contradicts: a figure nothing in
+the context supports (:func:`figure_problems`: rounding, hedges, units and conversions), and a
+word its supporting window says the opposite of (:func:`swapped_opposites`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from functools import lru_cache
+
+from ..text import stem
+from ._figures import EXACT, Figure, Reading, scaled, unit_kinds
+from ._lexicon import (
+    AMBIGUOUS_UNITS,
+    NEGATIONS,
+    OPPOSITE_PAIRS,
+    STOPWORDS,
+    UNIT_FACTORS,
+    UNIT_KINDS,
+)
+from ._search import FigureValues, Quantities
+from ._tokens import Tokens
+
+__all__ = [
+    "approximates",
+    "closest_figure",
+    "converted",
+    "converts",
+    "figure_problems",
+    "figure_reach",
+    "rounds_to",
+    "swapped_opposites",
+    "units_agree",
+    "units_conflict",
+]
+
+
+def rounds_to(answer_figure: str, context_figure: str) -> bool:
+    """``"4207"`` is supported by ``"4207.3"``: the answer gives the context's figure rounded."""
+    if answer_figure == context_figure:
+        return True
+    if "." in context_figure and (
+        "." not in answer_figure
+        or len(answer_figure.split(".")[1]) < len(context_figure.split(".")[1])
+    ):
+        places = len(answer_figure.split(".")[1]) if "." in answer_figure else 0
+        try:
+            with localcontext(EXACT):
+                rounded = round(Decimal(context_figure), places)
+        except InvalidOperation:  # pragma: no cover - both were parsed before
+            return False
+        return (
+            format(rounded.normalize(EXACT), "f") == answer_figure
+            or str(int(Decimal(context_figure))) == answer_figure
+        )
+    return False
+
+
+def approximates(answer_figure: str, context_figure: str, hedge: str) -> bool:
+    """A round answer figure after a hedge stands for the context's figure rounded to the
+    answer's last non-zero digit, on the hedged side: ``"1800"`` after "over" for ``"1821"``,
+    ``"2000"`` after "nearly" for ``"1821"``, ``"50"`` after "about" for ``"48"``. ``hedge``
+    is ``"over"`` (the context's figure may be higher), ``"under"`` (lower) or ``"about"``."""
+    try:
+        with localcontext(EXACT):
+            given, said = Decimal(context_figure), Decimal(answer_figure)
+            if said <= 0 or said != said.to_integral_value():
+                return False
+            digits = str(int(said))
+            zeros = len(digits) - len(digits.rstrip("0"))
+            if zeros == 0:
+                return False
+            if (hedge == "over" and given < said) or (hedge == "under" and given > said):
+                return False
+            step = Decimal(10) ** zeros
+            return (given / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step == said
+    except InvalidOperation:  # pragma: no cover - both were parsed before
+        return False
+
+
+def closest_figure(
+    figure: str, values: FigureValues, extra: FigureValues | None = None
+) -> str | None:
+    """The figure of ``values`` or ``extra`` nearest to ``figure`` (the smallest on a tie)."""
+    near = values.closest(figure)
+    if extra is not None and (other := extra.closest(figure)) is not None:
+        near = values.closest(figure, {other} if near is None else {near, other})
+    return near
+
+
+def figure_reach(figure: str, hedge: str | None) -> Decimal:
+    """How far from ``figure`` a figure of the context can lie and still support it: less than
+    1 for :func:`rounds_to` (the answer gives it rounded or cut to fewer places), half the
+    rounding step of a hedged round figure for :func:`approximates` (``hedge``, if any)."""
+    reach = Decimal(1)
+    if hedge is None:
+        return reach
+    with localcontext(EXACT):
+        said = Decimal(figure)
+        if said <= 0 or said != said.to_integral_value():
+            return reach
+        digits = str(int(said))
+        zeros = len(digits) - len(digits.rstrip("0"))
+        return max(reach, Decimal(10) ** zeros / 2)
+
+
+@lru_cache(maxsize=1024)
+def units_agree(a: str, b: str) -> bool:
+    """``a`` and ``b`` may name the same unit ("pound" and "lb", "deg" and "c")."""
+    return a == b or bool(set(AMBIGUOUS_UNITS.get(a, (a,))) & set(AMBIGUOUS_UNITS.get(b, (b,))))
+
+
+def units_conflict(a: str, b: str) -> bool:
+    """``a`` and ``b`` are different units of one kind ("gal" and "l", "%" and "pp"): the same
+    number in both is two different figures. Units of different kinds say nothing of each
+    other ("40 years" beside "40 km")."""
+    return not units_agree(a, b) and bool(unit_kinds(a) & unit_kinds(b))
+
+
+@lru_cache(maxsize=256)
+def _conversion(a: str, b: str) -> Callable[[float], float] | None:
+    """How an amount in unit ``b`` reads in unit ``a`` (one meaning each, see
+    :data:`AMBIGUOUS_UNITS`), when they measure the same kind: an increasing function."""
+    if a in UNIT_FACTORS and b in UNIT_FACTORS and UNIT_KINDS[a] == UNIT_KINDS[b]:
+        into, out_of = UNIT_FACTORS[b], UNIT_FACTORS[a]
+        return lambda given: given * into / out_of
+    if (a, b) == ("f", "c"):
+        return lambda given: given * 9 / 5 + 32
+    if (a, b) == ("c", "f"):
+        return lambda given: (given - 32) * 5 / 9
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _conversions(
+    unit: str, units: frozenset[str]
+) -> tuple[tuple[str, Callable[[float], float]], ...]:
+    """The units of ``units`` an amount in ``unit`` may be written in instead, each with how
+    an amount in it reads in ``unit`` (one entry per pair of meanings that converts)."""
+    return tuple(
+        (other, convert)
+        for other in sorted(units)
+        if other != unit
+        for a in AMBIGUOUS_UNITS.get(unit, (unit,))
+        for b in AMBIGUOUS_UNITS.get(other, (other,))
+        if (convert := _conversion(a, b)) is not None
+    )
+
+
+def _precision(reading: Reading) -> float:
+    """Half the step of the last place ``reading`` is written to ("330" -> 0.5, "4.2
+    million" -> 50,000): how far a conversion may land from it."""
+    places = Decimal(reading.digits or reading.value).as_tuple().exponent
+    step = 10.0 ** ((places if isinstance(places, int) else 0) + reading.scale)
+    return step / 2
+
+
+def _close(value: float, said: float, half_step: float) -> bool:
+    return abs(value - said) <= max(half_step, 0.02 * abs(value))
+
+
+def converts(reading: Reading, figure: str, unit: str) -> bool:
+    """``figure`` in ``unit`` is ``reading`` in another unit of its kind, to the reading's
+    precision or within 2%: "1,083 ft" is "330 m", "104 °F" is "40 °C"."""
+    if reading.unit is None or reading.unit == unit:
+        return False
+    said, given = float(reading.value), float(figure)
+    half_step = _precision(reading)
+    for a in AMBIGUOUS_UNITS.get(reading.unit, (reading.unit,)):
+        for b in AMBIGUOUS_UNITS.get(unit, (unit,)):
+            convert = _conversion(a, b)
+            if convert is not None and _close(convert(given), said, half_step):
+                return True
+    return False
+
+
+def converted(reading: Reading, quantities: Quantities) -> bool:
+    """Some figure of ``quantities`` states ``reading`` in another unit (:func:`converts`), as
+    a scan of every (figure, unit) would find it, by bisection: for each unit it may be
+    written in, only the figures whose converted value lies within the reach of
+    :func:`converts` (widened by far more than a float's rounding) are checked."""
+    if reading.unit is None:
+        return False
+    said, half_step = float(reading.value), _precision(reading)
+    ends = (said - half_step, said + half_step, said / 1.02, said / 0.98)
+    slack = 1e-9 * (abs(said) + half_step) + 1e-300
+    lo, hi = min(ends) - slack, max(ends) + slack
+    for unit, convert in _conversions(reading.unit, quantities.unit_set):
+        candidates = quantities.converting(unit, convert, lo, hi)
+        if any(converts(reading, figure, unit) for figure in candidates):
+            return True
+    return False
+
+
+def _supports(reading: Reading, figure: str, hedge: str | None, exact: bool = False) -> bool:
+    """A context figure supports a reading: the same, or rounded to the precision the reading
+    is written in ("4.2 million" for 4,213,000, as "4207" for "4207.3"; not when ``exact``,
+    beyond the decimals), or approximated after a hedge ("about 4 million" for 4,012,550)."""
+    if reading.scale and not exact:
+        same = rounds_to(reading.digits, scaled(figure, -reading.scale))
+    else:
+        same = rounds_to(reading.value, figure)
+    return same or (hedge is not None and approximates(reading.value, figure, hedge))
+
+
+def figure_problems(
+    stated: Iterable[Figure],
+    hedged: dict[str, str],
+    pool: FigureValues,
+    given: Tokens | None,
+    quantities: Quantities,
+    exact: bool,
+) -> list[tuple[Figure, str | None]]:
+    """The stated figures nothing supports, each with the figure the context gives instead
+    (a key of the context's surface map: the nearest figure, in the stated unit where the
+    context writes it so; or the same number in a unit of the same kind).
+
+    A figure is supported when one of its readings is: a context figure near it (``pool``,
+    or the query's figures in ``given``) supports the reading (:func:`_supports`) and, when the
+    reading has a unit, the context does not write that number only in other units of the same
+    kind ("40 gallons" for "40 litres"; a number it writes without a unit leaves the unit
+    open); or, outside the ``exact`` (Medical) domain, the context states the same amount in
+    another unit (:func:`converts`: "330 m" for "1,083 ft"). ``quantities`` maps the context's
+    figures to the units it writes them with (:attr:`._index.ContextIndex.quantities`); the query's
+    (``given``) count as the context's, and are found as fast (:attr:`Tokens.figure_values`).
+    """
+    extra = given.figure_values if given is not None else None
+    order = given.figure_order if given is not None else {}
+    asked = given.quantities if given is not None else None
+    if asked is not None and not asked.units:
+        asked = None
+
+    def units_of(figure: str) -> frozenset[str]:
+        if asked is not None and figure in asked.units:
+            return quantities.units.get(figure, frozenset()) | asked.units[figure]
+        return quantities.units.get(figure, frozenset())
+
+    out: list[tuple[Figure, str | None]] = []
+    for figure in dict.fromkeys(stated):
+        instead: str | None = None
+        supported = False
+        for reading in figure.readings:
+            hedge = None if exact else hedged.get(reading.value)
+            reach = figure_reach(reading.value, hedge)
+            if reading.scale:
+                reach = max(reach, Decimal(10) ** reading.scale)
+            candidates = pool.within(reading.value, reach)
+            if extra is not None:  # the query's, in the order it gives them
+                candidates += sorted(extra.within(reading.value, reach), key=order.__getitem__)
+            matched = [c for c in candidates if _supports(reading, c, hedge, exact)]
+            if matched and reading.unit is not None:
+                written = [(c, u) for c in matched for u in units_of(c)]
+                clash = [(c, u) for c, u in written if units_conflict(reading.unit, u)]
+                if clash and not any(units_agree(reading.unit, u) for _, u in written):
+                    instead = instead or f"{clash[0][0]} {clash[0][1]}"
+                    matched = []
+            if matched or (
+                not exact
+                and reading.unit is not None
+                and (
+                    converted(reading, quantities)
+                    or (asked is not None and converted(reading, asked))
+                )
+            ):
+                supported = True
+                break
+        if not supported:
+            first = figure.readings[0]
+            nearest = instead or closest_figure(first.value, pool, extra)
+            if nearest is not None and first.unit in units_of(nearest):
+                nearest = f"{nearest} {first.unit}"
+            out.append((figure, nearest))
+    return out
+
+
+def _opposite_index() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for a, b in OPPOSITE_PAIRS:
+        out.setdefault(stem(a), set()).add(stem(b))
+        out.setdefault(stem(b), set()).add(stem(a))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_OPPOSITES: dict[str, frozenset[str]] | None = None
+#: How many words either side of an opposite must share a content word with the window's.
+_OPPOSITE_REACH = 3
+
+
+def _near(words: Sequence[str], i: int) -> set[str]:
+    """Content stems within :data:`_OPPOSITE_REACH` words of position ``i``."""
+    lo, hi = max(0, i - _OPPOSITE_REACH), i + _OPPOSITE_REACH + 1
+    return {
+        stem(w)
+        for j, w in enumerate(words[lo:hi], lo)
+        if j != i and w not in STOPWORDS and w not in NEGATIONS and len(w) > 1
+    }
+
+
+def swapped_opposites(
+    words: Sequence[str], window_words: Sequence[str], context_stems: frozenset[str]
+) -> list[tuple[str, str]]:
+    """Words of a sentence that its supporting window contradicts with their opposite.
+
+    The word is nowhere in the context, its opposite is in the window but not in the sentence,
+    and both stand next to a shared content word ("sales *decreased*" / "sales *increased*"),
+    so that an opposite used about something else does not count.
+    """
+    global _OPPOSITES
+    if _OPPOSITES is None:
+        _OPPOSITES = _opposite_index()
+    sentence_stems = [stem(w) for w in words]
+    window_stems = [stem(w) for w in window_words]
+    out = []
+    seen: set[str] = set()
+    for i, s in enumerate(sentence_stems):
+        opposite = _OPPOSITES.get(s)
+        if not opposite or s in context_stems or s in seen:
+            continue
+        seen.add(s)
+        if opposite & set(sentence_stems):
+            continue  # "rocks are larger, stones smaller": both sides are stated
+        near = _near(words, i)
+        for j, o in enumerate(window_stems):
+            if o in opposite and near & _near(window_words, j):
+                out.append((words[i], window_words[j]))
+                break
+    return out

@@ -1,0 +1,95 @@
+"""What in an answer frames its claims instead of making them: an opening attribution ("Based on
+the given passages,"), a reference to a passage ("(Passage 2)"), a courtesy ("I hope this
+helps!"), a lead-in ending in a colon and a question.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_courtesy", "is_lead_in", "is_question", "mask_attribution"]
+
+#: An opening that says where the sentence's claim comes from ("Based on the given passages,",
+#: "According to passage 2,", "As stated in the article,"): it names the context, not a fact.
+_ATTRIBUTION = re.compile(
+    r"^\W*(?:(?:based|drawing) (?:solely |only )?on|according to|as (?:stated|mentioned|described|"
+    r"noted|shown|explained|reported) (?:in|by)|from|in)\s+"
+    r"(?:(?:the|this|these|those|my|our)\s+)?"
+    r"(?:(?:given|provided|above|following|available|retrieved|supplied|information|"
+    r"structured|json|search|news|two|three|four|five|both|all)\s+)*"
+    r"(?:passages?|context|information|text|articles?|news|documents?|sources?|data|"
+    r"results?|excerpts?|records?|snippets?|paragraphs?)"
+    r"(?:\s+(?:\[?\d+\]?(?:\s*(?:,|and|&)\s*\[?\d+\]?)*|in json format|provided|given|above))*"
+    r"\s*,\s*",
+    re.IGNORECASE,
+)
+
+
+#: What follows a reference to a passage: a reporting verb ("Passage 2 briefly mentions that")
+#: or the end of a clause ("(Passage 3)", "as found in passage 1."); not "a passage 3 km long".
+_REPORTED = (
+    r"(?:\s+(?:(?:also|further|then|\w+ly)\s+)?(?:states?|stated|suggests?|suggested|"
+    r"mentions?|mentioned|recommends?|discusses|discussed|describes?|described|notes?|noted|"
+    r"explains?|explained|says|said|indicates?|adds?|provides?|lists?|gives?|reports?|"
+    r"advises?|confirms?|shows?|highlights?|emphasi[sz]es|specifies|clarifies|talks about)"
+    r"\b(?:\s+that\b)?|(?=\s*(?:[.,;:)\]!?]|$)))"
+)
+#: A reference to the retrieved text inside a sentence: a numbered or ordinal passage ("Passage 2
+#: suggests", "(passages 1 and 3)", "as mentioned in document 2", "the first passage
+#: discusses"), or an attribution to the passages as a whole ("..., according to the given
+#: passages"). Like an opening attribution it names the context, not a fact; a figure in it
+#: counts passages, not things.
+_REFERENCE = re.compile(
+    r"(?:\b(?:according to|as (?:stated|mentioned|described|noted|shown|explained|suggested|"
+    r"reported|discussed|indicated|outlined) (?:in|by)|(?:stated|mentioned|described|noted|"
+    r"explained|discussed|found|outlined) in|based on|from|in|see|per)\s+)?"
+    r"(?:(?:\bthe|\bthis|\bthat|\bboth)\s+)?"
+    r"(?:\b(?:passages?|documents?|excerpts?|snippets?)\s*\[?\d+\]?"
+    r"(?:\s*(?:,|and|&|or|-|\u2013)\s*\[?\d+\]?)*"
+    r"|\b(?:first|second|third|fourth|fifth|last|final|other|previous|next)\s+"
+    r"(?:passages?|documents?|excerpts?|snippets?)\b"
+    r"|(?<=\s)(?:given|provided|above|retrieved)\s+(?:passages?|context|documents?)\b)" + _REPORTED,
+    re.IGNORECASE,
+)
+#: A sentence that is a courtesy and claims nothing ("I hope this helps!", "Let me know if you
+#: have any other questions.", "Sure, I can help you with that!").
+_COURTESY = re.compile(
+    r"^\W*(?:(?:i\s+)?hope (?:this|that|it|my answer) (?:helps|is helpful|answers|clarifies)"
+    r"|let me know if|(?:please\s+)?feel free to (?:ask|reach|let)|glad to help"
+    r"|(?:sure|certainly|of course|absolutely|great question|good question)\b"
+    r"(?:[,!.]?\s*(?:i can help|i'd be happy|i would be happy|happy to help|here you go)|\W*$))",
+    re.IGNORECASE,
+)
+
+
+def is_courtesy(sentence: str) -> bool:
+    """``sentence`` is a courtesy to the reader ("I hope this helps!"), not a claim."""
+    return bool(_COURTESY.match(sentence))
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+def mask_attribution(sentence: str) -> str:
+    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`) and its references to
+    the retrieved passages (:data:`_REFERENCE`) replaced by spaces of the same length: "Based on
+    the given passages, X" and "X (Passage 2)" are checked as "X". A sentence that would be left
+    with no word at all is kept as it is."""
+    m = _ATTRIBUTION.match(sentence)
+    masked = sentence
+    if m and m.end() < len(sentence):
+        masked = " " * m.end() + sentence[m.end() :]
+    masked = _REFERENCE.sub(_blank, masked)
+    return masked if any(c.isalnum() for c in masked) else sentence
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip("\"'”’)] ").endswith(("?", "？"))
+
+
+def is_lead_in(sentence: str) -> bool:
+    """A sentence that ends in a colon introduces what follows it ("Here is a summary of the
+    article in 89 words:", "Based on the passages, the benefits are:"): it states nothing
+    on its own, and the list or text after it is checked instead."""
+    return sentence.rstrip().endswith((":", "："))

@@ -1,0 +1,136 @@
+"""The context index: each context sentence's stems, words and figures, and what the checks ask
+of the whole context (its word pairs and triples, idf weights, postings, figures with their
+units, the yes/no fields of JSON records), built once per context by :func:`index_context`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..deadline import checkpoint
+from ..text import split_sentences, stem
+from ._figures import figures_of
+from ._records import is_record, record_units, yes_no_fields
+from ._search import FigureValues, PostingArrays, Quantities
+from ._tokens import analyse, quantities_of
+
+__all__ = ["ContextIndex", "ContextSentence", "index_context"]
+
+
+@dataclass
+class ContextSentence:
+    passage: int
+    start: int
+    end: int
+    text: str
+    stems: frozenset[str]
+    figures: frozenset[str]
+    words: frozenset[str]
+    negated: bool
+
+
+@dataclass
+class ContextIndex:
+    sentences: list[ContextSentence]
+    stems: frozenset[str]
+    words: frozenset[str]
+    figures: frozenset[str]
+    pairs: frozenset[tuple[str, str]]
+    triples: frozenset[tuple[str, str, str]]
+    idf: dict[str, float]
+    surface: dict[str, str]
+    #: content stem -> the sentences holding it (their positions in ``sentences``, ascending):
+    #: a window search looks only around the sentences that share a stem (``_search``)
+    postings: dict[str, list[int]]
+    #: yes/no fields of JSON-record passages (see ``_records.yes_no_fields``)
+    fields: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
+
+    @cached_property
+    def arrays(self) -> PostingArrays:
+        """:attr:`postings` and each sentence's passage as numpy arrays, built at first need."""
+        return PostingArrays(self.postings, [s.passage for s in self.sentences])
+
+    @cached_property
+    def word_stems(self) -> frozenset[str]:
+        """The stems of :attr:`words` that hold no digit (function words included): what
+        :func:`._checks.swapped_opposites` asks, about words that have an opposite (a stem keeps
+        a word's digits, and no opposite has one)."""
+        return frozenset(stem(w) for w in self.words if not any(c.isdigit() for c in w))
+
+    @cached_property
+    def figure_values(self) -> FigureValues:
+        """:attr:`figures` sorted by value."""
+        return FigureValues(self.figures)
+
+    @cached_property
+    def after_figures(self) -> frozenset[str]:
+        """Words the context writes right after a figure ("m" in "330 m"): read once per
+        context, so that asking which units it measures in costs a set lookup."""
+        return frozenset(b for a, b in self.pairs if figures_of(a, a))
+
+    @cached_property
+    def quantities(self) -> Quantities:
+        """Figure -> the units the context writes it with ("40" -> {"l"}), read off the
+        figure-and-unit keys of :attr:`surface` ("40 l", see :attr:`._tokens.Tokens.surface`),
+        and per unit the figures sorted by value (what :func:`._checks.figure_problems` asks of
+        them)."""
+        return Quantities(quantities_of(self.surface))
+
+
+def index_context(context: Sequence[str]) -> ContextIndex:
+    sentences: list[ContextSentence] = []
+    pairs: set[tuple[str, str]] = set()
+    triples: set[tuple[str, str, str]] = set()
+    words: set[str] = set()
+    figures: set[str] = set()
+    df: Counter[str] = Counter()
+    postings: dict[str, list[int]] = {}
+    surface: dict[str, str] = {}
+    fields: list[tuple[tuple[str, ...], bool]] = []
+    for p, passage in enumerate(context):
+        record = is_record(passage)
+        if record:
+            fields.extend(yes_no_fields(passage))
+        units = record_units(passage) if record else split_sentences(passage)
+        for span in units:
+            checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here
+            tokens = analyse(span.text)
+            stems = frozenset(tokens.stems)
+            df.update(stems)
+            for s in stems:
+                postings.setdefault(s, []).append(len(sentences))
+            sentence = ContextSentence(
+                passage=p,
+                start=span.start,
+                end=span.end,
+                text=span.text,
+                stems=stems,
+                figures=frozenset(tokens.figures),
+                words=frozenset(tokens.words),
+                negated=tokens.negated,
+            )
+            sentences.append(sentence)
+            for canonical, written in tokens.surface.items():
+                surface.setdefault(canonical, written)
+            words |= sentence.words
+            figures |= sentence.figures
+            w = tokens.words
+            pairs.update(zip(w, w[1:]))
+            triples.update(zip(w, w[1:], w[2:]))
+    n = max(1, len(sentences))
+    return ContextIndex(
+        sentences=sentences,
+        stems=frozenset(df),
+        words=frozenset(words),
+        figures=frozenset(figures),
+        pairs=frozenset(pairs),
+        triples=frozenset(triples),
+        idf={s: math.log(1 + n / c) for s, c in df.items()},
+        surface=surface,
+        postings=postings,
+        fields=fields,
+    )

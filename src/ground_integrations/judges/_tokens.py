@@ -1,0 +1,137 @@
+"""What the judges compare of a text: its words, content stems, figures and names
+(:class:`Tokens`, read by :func:`analyse`), for an answer sentence, a query or a context
+sentence alike.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .._markers import mask_markers
+from ..text import fold, stem, word_spans
+from ._figures import Figure, figure_in_brackets, read_figures
+from ._lexicon import HEDGES, NEGATIONS, NUMBER_WORDS, SCALE_LETTERS, SCALE_WORDS, STOPWORDS, UNITS
+from ._search import FigureValues, Quantities
+
+__all__ = ["Tokens", "analyse", "quantities_of"]
+
+_HAS_DIGIT = re.compile(r"\d")
+
+
+@dataclass
+class Tokens:
+    """A piece of text reduced to what the judge compares."""
+
+    words: list[str] = field(default_factory=list)  # folded, in order (units canonicalised)
+    stems: list[str] = field(default_factory=list)  # content stems, in order
+    #: the value of every reading of every figure ("4 million" -> "4000000"): what it can support
+    figures: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # folded capitalised words, not first
+    negated: bool = False
+    #: canonical figure -> as written ("40"); figure and unit ("40 l") -> as written ("40 litres")
+    surface: dict[str, str] = field(default_factory=dict)
+    hedged: dict[str, str] = field(default_factory=dict)  # figure -> "over", "under", "about"
+    #: the figures as stated, with scale and unit: what the figure check checks
+    stated: list[Figure] = field(default_factory=list)
+    #: positions in :attr:`words` of scale words read into a figure ("million" in "4 million"):
+    #: part of the figure, no content word of their own
+    parts: set[int] = field(default_factory=set)
+
+    # Built at first need: asked only of the query's tokens, once per check, so that what an
+    # answer sentence asks of the query costs a lookup, not a pass over the query.
+
+    @cached_property
+    def quantities(self) -> Quantities:
+        """The figures written with a unit, as :attr:`._index.ContextIndex.quantities` reads a
+        context's."""
+        return Quantities(quantities_of(self.surface))
+
+    @cached_property
+    def stem_set(self) -> frozenset[str]:
+        return frozenset(self.stems)
+
+    @cached_property
+    def word_set(self) -> frozenset[str]:
+        return frozenset(self.words)
+
+    @cached_property
+    def figure_values(self) -> FigureValues:
+        """:attr:`figures` sorted by value."""
+        return FigureValues(self.figure_order)
+
+    @cached_property
+    def figure_order(self) -> dict[str, int]:
+        """Each of :attr:`figures` -> where it first occurs among them."""
+        return {figure: i for i, figure in enumerate(dict.fromkeys(self.figures))}
+
+
+def _hedge(before: list[str]) -> str | None:
+    """How the words ``before`` a figure hedge it ("more than" -> ``"over"``), if they do."""
+    if not before:
+        return None
+    if before[-1] == "than" and len(before) > 1:
+        return HEDGES.get(before[-2] + " than")
+    return HEDGES.get(before[-1])
+
+
+def quantities_of(surface: dict[str, str]) -> dict[str, frozenset[str]]:
+    """Figure -> its units, from the figure-and-unit keys of a surface map ("40 l")."""
+    out: dict[str, set[str]] = {}
+    for key in surface:
+        figure, _, unit = key.partition(" ")
+        if unit:
+            out.setdefault(figure, set()).add(unit)
+    return {figure: frozenset(units) for figure, units in out.items()}
+
+
+def analyse(text: str, passages: int | None = None) -> Tokens:
+    """The words, stems, figures and names of ``text``; citation markers ("[1]", "[Source 2]")
+    are masked first: they point at a source and are no figure the context must hold. With
+    ``passages`` (how many an answer may cite), a bracketed number that cites none of them or
+    stands where a figure stands ("[40] mg") is a figure (:func:`figure_in_brackets`)."""
+    out = Tokens()
+    masked = mask_markers(text, None if passages is None else figure_in_brackets(passages))
+    spans = word_spans(masked)
+    taken = -1  # the last word read as part of a figure before it ("hundred" in "four hundred")
+    for i, span in enumerate(spans):
+        word = fold(span.text)
+        word = UNITS.get(word, word)
+        out.words.append(word)
+        if word in NEGATIONS:
+            out.negated = not out.negated
+            continue
+        if i <= taken and (
+            word in NUMBER_WORDS or word in SCALE_WORDS or span.text in SCALE_LETTERS
+        ):
+            # the scale of the figure before it ("hundred" in "four hundred", "million"): the
+            # figure check compares it, as part of the figure's value
+            out.parts.add(i)
+            continue
+        read = read_figures(masked, spans, i, word)
+        # a sentence's first word in letters is a word ("One of the...", "Three reviews..."),
+        # unless a scale or unit follows it ("Four million people...")
+        if read is not None and (_HAS_DIGIT.search(word) or i > 0 or read[1] > i):
+            stated, taken = read
+            hedge = _hedge(out.words[max(0, i - 2) : i])
+            for figure in stated:
+                out.stated.append(figure)
+                for reading in figure.readings:
+                    out.figures.append(reading.value)
+                    out.surface.setdefault(reading.value, figure.amount)
+                    if reading.unit is not None:
+                        out.surface.setdefault(f"{reading.value} {reading.unit}", figure.written)
+                    if hedge:
+                        out.hedged[reading.value] = hedge
+            continue
+        if _HAS_DIGIT.search(word):
+            # "3rd", "covid-19", "a4": treat as an exact-match token.
+            out.stems.append(word)
+            continue
+        if word in STOPWORDS or (len(word) < 2 and not word.isalpha()):
+            continue
+        out.stems.append(stem(word))
+        if i > 0 and span.text[:1].isupper() and word not in STOPWORDS:
+            out.names.append(word)
+    return out
