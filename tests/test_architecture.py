@@ -12,16 +12,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ground_integrations"
-
-#: Loops that exist today in modules another change owns, each with what must change. A loop
-#: not listed here fails the test; so does a listed one that has changed shape.
-KNOWN_LOOPS: dict[frozenset[str], str] = {}
-
-#: Modules over the size limit that another change is splitting, with what must change.
-KNOWN_LARGE: dict[str, str] = {}
 
 #: About 600 lines: past that a module usually does two jobs.
 MAX_LINES = 600
@@ -146,22 +137,8 @@ def test_loops_are_found() -> None:
 
 def test_no_import_loops_between_the_package_modules() -> None:
     graph = import_graph()
-    found = set(loops(graph))
-    new = [c for c in found if c not in KNOWN_LOOPS]
-    assert not new, "import loops:\n" + "\n".join(_describe(c, graph) for c in new)
-
-
-@pytest.mark.parametrize(
-    "known", sorted(KNOWN_LOOPS, key=sorted), ids=lambda c: "-".join(sorted(c))
-)
-def test_a_known_loop_keeps_its_shape(known: frozenset[str]) -> None:
-    """A known loop that grew (took in another module) is a new loop; one that is gone is to be
-    removed from KNOWN_LOOPS."""
-    found = set(loops(import_graph()))
-    if known not in found:
-        grown = [c for c in found if known < c]
-        assert not grown, "a known loop grew: " + ", ".join(sorted(grown[0]))
-        pytest.fail(f"the loop {sorted(known)} is gone: remove it from KNOWN_LOOPS")
+    found = loops(graph)
+    assert not found, "import loops:\n" + "\n".join(_describe(c, graph) for c in found)
 
 
 def test_the_core_never_imports_an_adapter_or_the_service() -> None:
@@ -199,5 +176,4 @@ def test_modules_stay_under_the_size_limit() -> None:
         for path in _modules().values()
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    new = {name: n for name, n in large.items() if name not in KNOWN_LARGE}
-    assert not new, f"modules over {MAX_LINES} lines (split them by job): {new}"
+    assert not large, f"modules over {MAX_LINES} lines (split them by job): {large}"

@@ -11,7 +11,8 @@ chat-model run of its own (tagged ``groundedness_released``, under the same grap
 :class:`HeldCall` keeps the books of one call: its message id, the text shown, the tool calls
 forwarded.
 
-The middleware (``_middleware.py``) decides what is released; this module moves chunks.
+The middleware (``_middleware.py``, with ``_middleware_release.py``) decides what is released; this
+module moves chunks.
 """
 
 from __future__ import annotations
