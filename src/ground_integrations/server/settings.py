@@ -1,12 +1,14 @@
 """Service settings: defaults < JSON file < environment < flags, checked once at startup.
 
 Environment variables: ``GROUND_HOST``, ``GROUND_PORT``, ``GROUND_WORKERS``, ``GROUND_JUDGE``,
-``GROUND_JUDGE_CONFIG`` (a JSON object), ``GROUND_API_KEYS`` (comma-separated),
+``GROUND_JUDGE_CONFIG`` (a JSON object), ``GROUND_THRESHOLDS`` (a thresholds file),
+``GROUND_API_KEYS`` (comma-separated),
 ``GROUND_API_KEYS_FILE``, ``GROUND_NO_AUTH``, ``GROUND_MAX_BODY_BYTES``,
 ``GROUND_RATE_LIMIT`` (requests per minute per key), ``GROUND_REQUEST_TIMEOUT`` (seconds),
 ``GROUND_MAX_IN_FLIGHT``, ``GROUND_CORS_ORIGINS`` (comma-separated), ``GROUND_HEADER_TIMEOUT``,
 ``GROUND_BODY_TIMEOUT``, ``GROUND_GRACEFUL_TIMEOUT`` (seconds), ``GROUND_AUTH_FAILURE_LIMIT``
-(failed key checks per minute per client address).
+(failed key checks per minute per client address). ``force_no_auth`` is a flag only
+(``--force-no-auth``): no variable can open a non-loopback host without keys.
 A bad value raises :class:`ConfigurationError` with a one-line message naming the setting.
 """
 
@@ -177,6 +179,7 @@ def _read_keys_file(path: str | Path) -> list[str]:
     return keys
 
 
+# force_no_auth is absent on purpose: a flag only (see the module docstring)
 _ENV_FIELDS = {
     "host": "HOST",
     "port": "PORT",
