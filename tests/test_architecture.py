@@ -9,8 +9,11 @@ dependency), except those under ``if TYPE_CHECKING:``. ``from pkg import name`` 
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ground_integrations"
 
@@ -177,3 +180,42 @@ def test_modules_stay_under_the_size_limit() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert not large, f"modules over {MAX_LINES} lines (split them by job): {large}"
+
+
+def private_imports() -> list[str]:
+    """``module: name`` for each private name (``_x``, not a module) a module imports from
+    another of the package's modules: a name another module needs is that module's public one."""
+    modules = _modules()
+    found = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target.startswith("ground_integrations"):
+                continue
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and f"{target}.{alias.name}" not in modules:
+                    found.append(f"{name}: {target}.{alias.name}")
+    return found
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    found = private_imports()
+    assert not found, "private names imported across modules:\n" + "\n".join(found)
+
+
+def test_private_imports_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "ground_integrations"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""Package."""\nfrom . import _impl\n')
+    (package / "_impl.py").write_text('"""Impl."""\n_SECRET = 1\nPUBLIC = 2\n')
+    (package / "user.py").write_text('"""User."""\nfrom ._impl import PUBLIC, _SECRET\n')
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
+    assert private_imports() == ["ground_integrations.user: ground_integrations._impl._SECRET"]

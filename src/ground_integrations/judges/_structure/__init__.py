@@ -19,18 +19,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ._claims import (
-    _HEDGING,
-    _MODAL_STRENGTH,
-    _QUANTITY_STRENGTH,
-    _causes,
-    _graded,
-    _hedges,
-    _negations,
+    HEDGING,
+    MODAL_STRENGTH,
+    QUANTITY_STRENGTH,
+    dropped_hedges,
     dropped_negation,
+    graded_conflicts,
+    invented_causes,
+    negation_conflicts,
 )
-from ._names import _names, _roles, _slot_after, _titles
-from ._ranks import _comparisons, _ordinals, _ranks, reversed_comparison
-from ._words import MAX_ITEMS, TITLE_SENTENCES, Conflict, _tokens
+from ._names import names_in, role_conflicts, slot_after, title_conflicts
+from ._ranks import comparison_conflicts, ordinal_conflicts, ranks_in, reversed_comparison
+from ._words import MAX_ITEMS, TITLE_SENTENCES, Conflict, words_of
 
 __all__ = [
     "TITLE_SENTENCES",
@@ -50,39 +50,39 @@ def conflicts(
     """What ``sentence`` states differently from its supporting ``window`` (its sentences' texts);
     ``context``: the context sentences that mention the sentence's names, for their titles;
     ``known``: whether a stem appears anywhere in the context or the query (for causes)."""
-    toks = _tokens(sentence)
+    toks = words_of(sentence)
     if not toks:
         return []
     lows = {t.low for t in toks}
     found: list[Conflict] = []
-    causes = _causes(toks, known) if known is not None else []
+    causes = invented_causes(toks, known) if known is not None else []
     # each check reads the window only when the sentence has what it compares (cheap tests
     # first: most sentences have none of it)
-    names = _names(toks)
-    acting = [n for n in names[:MAX_ITEMS] if _slot_after(toks, n) is not None]
+    names = names_in(toks)
+    acting = [n for n in names[:MAX_ITEMS] if slot_after(toks, n) is not None]
     titled = any(n.titles for n in names)
-    ranks = bool(_ranks(toks))
+    ranks = bool(ranks_in(toks))
     compares = "than" in lows
-    graded = bool(lows & _MODAL_STRENGTH.keys() or lows & _QUANTITY_STRENGTH.keys())
+    graded = bool(lows & MODAL_STRENGTH.keys() or lows & QUANTITY_STRENGTH.keys())
     negated = bool(lows & {"not", "never"})
     lowered = [text.lower() for text in window]
-    hedged = any(h in text for text in lowered for h in _HEDGING)
+    hedged = any(h in text for text in lowered for h in HEDGING)
     if not (acting or titled or ranks or compares or graded or negated or hedged):
         return causes
-    win = [_tokens(t) for t in window]
+    win = [words_of(t) for t in window]
     if acting:
-        found += _roles(toks, names, win)
+        found += role_conflicts(toks, names, win)
     if titled:
-        found += _titles(toks, names, [_tokens(t) for t in (*window, *context)])
+        found += title_conflicts(toks, names, [words_of(t) for t in (*window, *context)])
     if ranks:
-        found += _ordinals(toks, win)
+        found += ordinal_conflicts(toks, win)
     if compares:
-        found += _comparisons(toks, win)
+        found += comparison_conflicts(toks, win)
     if graded:
-        found += _graded(toks, win, _MODAL_STRENGTH, "modal")
-        found += _graded(toks, win, _QUANTITY_STRENGTH, "quantifier", attached=True)
+        found += graded_conflicts(toks, win, MODAL_STRENGTH, "modal")
+        found += graded_conflicts(toks, win, QUANTITY_STRENGTH, "quantifier", attached=True)
     if hedged:
-        found += _hedges(toks, win)
+        found += dropped_hedges(toks, win)
     if negated:
-        found += _negations(toks, win)
+        found += negation_conflicts(toks, win)
     return found + causes

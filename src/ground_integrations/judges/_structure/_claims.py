@@ -10,24 +10,24 @@ from .._lexicon import (
     PARTIALS,
     UNIVERSALS,
 )
-from ._names import _AUXILIARIES
+from ._names import AUXILIARIES
 from ._words import (
-    _CLAUSE_END,
-    _HAS_DIGIT,
+    CLAUSE_END,
+    HAS_DIGIT,
     MAX_ITEMS,
     MAX_WINDOW_ITEMS,
     Conflict,
-    _near,
-    _Tok,
-    _tokens,
+    Tok,
+    neighbours,
+    words_of,
 )
 
 # -- modality and quantity --------------------------------------------------------------
 
 
-def _graded(
-    toks: Sequence[_Tok],
-    window: Sequence[tuple[_Tok, ...]],
+def graded_conflicts(
+    toks: Sequence[Tok],
+    window: Sequence[tuple[Tok, ...]],
     weaker: dict[str, frozenset[str]],
     check: str,
     attached: bool = False,
@@ -38,8 +38,8 @@ def _graded(
     content word: "all *patients*", "always *solitary*"), not its neighbourhood."""
     graded = frozenset(weaker).union(*weaker.values())
 
-    def reads(t: Sequence[_Tok], k: int) -> set[str]:
-        return _attached(t, k) if attached else _near(t, k, graded)
+    def reads(t: Sequence[Tok], k: int) -> set[str]:
+        return _attached(t, k) if attached else neighbours(t, k, graded)
 
     theirs = [
         (w.low, w.text, reads(wt, j)) for wt in window for j, w in enumerate(wt) if w.low in graded
@@ -61,11 +61,11 @@ def _graded(
     return out
 
 
-def _attached(toks: Sequence[_Tok], i: int) -> set[str]:
+def _attached(toks: Sequence[Tok], i: int) -> set[str]:
     """The content word a quantifier qualifies: the next, past "of the" and the like ("all of
     its power"); none when it qualifies "other" ("all the other systems")."""
     for k in range(i + 1, min(len(toks), i + 4)):
-        if _CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
+        if CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
             return set()
         if toks[k].low == "other":
             return set()
@@ -78,23 +78,23 @@ def _attached(toks: Sequence[_Tok], i: int) -> set[str]:
 
 _UNCERTAIN = frozenset("may might could possibly perhaps probably".split())
 #: What each word that states something as required or certain is stronger than.
-_MODAL_STRENGTH = {
+MODAL_STRENGTH = {
     "must": _UNCERTAIN | {"should", "can"},
     "will": _UNCERTAIN,
     "shall": _UNCERTAIN,
 }
 #: What each quantifier that claims everything is stronger than.
-_QUANTITY_STRENGTH = dict.fromkeys(UNIVERSALS, PARTIALS)
+QUANTITY_STRENGTH = dict.fromkeys(UNIVERSALS, PARTIALS)
 
 
 #: What hedges the word after it in a context ("may reduce", "associated with lower"); an
 #: ability or advice ("can", "should") is no hedge.
-_HEDGING = frozenset(
+HEDGING = frozenset(
     "may might possibly perhaps probably likely potentially associated linked".split()
 )
 
 
-def _hedges(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[Conflict]:
+def dropped_hedges(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
     """A word the window hedges ("may reduce", "associated with lower") that the sentence states
     without any hedge ("reduces")."""
     if any(t.low in HEDGE_WORDS for t in toks):
@@ -102,21 +102,21 @@ def _hedges(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[Co
     hedged: dict[str, tuple[str, set[str]]] = {}
     for wt in window:
         for j, w in enumerate(wt[:-1]):
-            if w.low not in _HEDGING:
+            if w.low not in HEDGING:
                 continue
             k = j + 1
             while k < len(wt) and k <= j + 2 and wt[k].low in ("be", "with", "to", "have"):
                 k += 1  # "associated with lower", "may be used", "likely to cause"
-            if k < len(wt) and wt[k].key and not _CLAUSE_END.search(wt[k].gap):
+            if k < len(wt) and wt[k].key and not CLAUSE_END.search(wt[k].gap):
                 phrase = " ".join(t.text for t in wt[j : k + 1])
-                hedged.setdefault(wt[k].key, (phrase, _near(wt, k)))
+                hedged.setdefault(wt[k].key, (phrase, neighbours(wt, k)))
     out = []
     for i, tok in enumerate(toks):
         if tok.low.endswith("ing"):
             continue  # "by running", "leading to": no claim of its own
         if tok.key in hedged and (i == 0 or toks[i - 1].low not in NEGATIONS):
             phrase, near = hedged[tok.key]
-            if near & _near(toks, i):
+            if near & neighbours(toks, i):
                 out.append(Conflict(tok.text, phrase, "hedge", contradicted=False))
     return out
 
@@ -125,32 +125,32 @@ _ENDING = frozenset("stop stops stopped ceased ceases quit halted ended refused 
 _NEGATING = NEGATIONS | _ENDING
 
 
-def _negated_word(toks: Sequence[_Tok], n: int) -> int | None:
+def _negated_word(toks: Sequence[Tok], n: int) -> int | None:
     """The content word a negation at ``n`` negates: the first after it in its clause, past
     auxiliaries ("not *completed*", "cannot be *taken*", "no *injuries*")."""
     for k in range(n + 1, min(len(toks), n + 4)):
-        if _CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
+        if CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
             return None
         if toks[k].low in _NEGATING:
             return None  # "not only", "no, not": left to the rest
         if toks[k].key:
             return k
-        if toks[k].low not in _AUXILIARIES and toks[k].low not in ("to", "a", "an", "the", "any"):
+        if toks[k].low not in AUXILIARIES and toks[k].low not in ("to", "a", "an", "the", "any"):
             return None
     return None
 
 
-def _negated_at(toks: Sequence[_Tok], k: int) -> bool:
+def _negated_at(toks: Sequence[Tok], k: int) -> bool:
     """A negation stands within three words before ``k``, inside its clause."""
     for m in range(k - 1, max(-1, k - 4), -1):
-        if _CLAUSE_END.search(toks[m + 1].gap) or toks[m + 1].gap.strip() == ",":
+        if CLAUSE_END.search(toks[m + 1].gap) or toks[m + 1].gap.strip() == ",":
             return False
         if toks[m].low in _NEGATING:
             return True
     return False
 
 
-def _negations(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[Conflict]:
+def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
     """A negation the window does not make about the same words ("the tower was not completed
     in 1889" where it was completed in 1889): the negated word stands in a window sentence with
     at least two of the same neighbours and no negation anywhere in that sentence."""
@@ -164,13 +164,13 @@ def _negations(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list
     out = []
     plain = [wt for wt in window if not any(w.low in _NEGATING for w in wt)]
     for n, k in said:
-        near = _near(toks, k)
+        near = neighbours(toks, k)
         for wt in plain:
             j = next(
                 (
                     j
                     for j, w in enumerate(wt[: MAX_WINDOW_ITEMS * 4])
-                    if w.key == toks[k].key and len(_near(wt, j) & near) >= 2
+                    if w.key == toks[k].key and len(neighbours(wt, j) & near) >= 2
                 ),
                 None,
             )
@@ -186,7 +186,7 @@ _CAUSAL = ("because", "due to", "owing to", "thanks to", "as a result of", "caus
 _CAUSAL_FIRST = frozenset(c.split()[0] for c in _CAUSAL)
 
 
-def _causes(toks: Sequence[_Tok], known: Callable[[str], bool]) -> list[Conflict]:
+def invented_causes(toks: Sequence[Tok], known: Callable[[str], bool]) -> list[Conflict]:
     """A cause the context never gives: the clause after "because", "due to"... has two or more
     content words and none of them appears in the context (or the query), where everything
     before it does ("the glacier retreated since 1950 because of rising summer temperatures")."""
@@ -198,14 +198,14 @@ def _causes(toks: Sequence[_Tok], known: Callable[[str], bool]) -> list[Conflict
         if marker is None:
             continue
         # figures are the figure check's ("1.8 kilometres"), not words
-        before = [t.key for t in toks[:i] if t.key and not _HAS_DIGIT.search(t.key)]
+        before = [t.key for t in toks[:i] if t.key and not HAS_DIGIT.search(t.key)]
         if not before or not all(known(k) for k in before):
             return []  # the rest is not the context's either: other features speak to it
-        clause: list[_Tok] = []
+        clause: list[Tok] = []
         for t in toks[i + len(marker.split()) :]:
-            if _CLAUSE_END.search(t.gap) or (clause and t.gap.strip() == ","):
+            if CLAUSE_END.search(t.gap) or (clause and t.gap.strip() == ","):
                 break
-            if t.key and not _HAS_DIGIT.search(t.key):
+            if t.key and not HAS_DIGIT.search(t.key):
                 clause.append(t)
         new = [t for t in clause if not known(t.key)]
         if len(clause) >= 2 and len(new) == len(clause):
@@ -219,15 +219,15 @@ def dropped_negation(sentence: str, window: Sequence[str], shared: int = 1) -> b
     """The window negates a word the sentence states without a negation, about the same words
     (at least ``shared`` of the same neighbours): "injuries have been reported" where no injuries
     have been."""
-    toks = _tokens(sentence)
+    toks = words_of(sentence)
     if any(t.low in _NEGATING for t in toks):
         return False
     keys = {t.key: k for k, t in enumerate(toks) if t.key}
     for text in window:
-        wt = _tokens(text)
+        wt = words_of(text)
         for n, w in enumerate(wt[: MAX_WINDOW_ITEMS * 4]):
             if w.low in NEGATIONS and (j := _negated_word(wt, n)) is not None:
                 k = keys.get(wt[j].key)
-                if k is not None and len(_near(toks, k) & _near(wt, j)) >= shared:
+                if k is not None and len(neighbours(toks, k) & neighbours(wt, j)) >= shared:
                     return True
     return False

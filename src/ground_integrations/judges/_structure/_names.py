@@ -11,7 +11,7 @@ from .._lexicon import (
     STOPWORDS,
     TITLES,
 )
-from ._words import _BE, MAX_ITEMS, MAX_WINDOW_ITEMS, Conflict, _Tok
+from ._words import BE, MAX_ITEMS, MAX_WINDOW_ITEMS, Conflict, Tok
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def _same_name(a: Sequence[str], b: Sequence[str]) -> bool:
     return sa <= sb or sb <= sa or stem(a[-1]) == stem(b[-1])
 
 
-def _is_capital_run_word(tok: _Tok) -> bool:
+def _is_capital_run_word(tok: Tok) -> bool:
     return (
         tok.upper
         and tok.low not in STOPWORDS
@@ -49,13 +49,13 @@ _CALENDAR = frozenset(
     june july august september october november december""".split()
 )
 #: What may stand between a name and the word it is the subject of ("Reyes has won").
-_AUXILIARIES = frozenset(
+AUXILIARIES = frozenset(
     """has have had was were is are will would also then later did does do could can may
     might should must be been just only still once already first""".split()
 )
 
 
-def _names(toks: Sequence[_Tok]) -> list[_Name]:
+def names_in(toks: Sequence[Tok]) -> list[_Name]:
     """Runs of capitalised words (not a sentence's first function word), with the titles that
     stand before them ("Rovers captain", "Prime Minister", "the architect") or in an appositive
     after them ("Reid, a former finance minister,")."""
@@ -163,7 +163,7 @@ def _compatible(a: str, b: str) -> bool:
 # -- who did what -----------------------------------------------------------------------
 
 
-def _slot_after(toks: Sequence[_Tok], name: _Name) -> int | None:
+def slot_after(toks: Sequence[Tok], name: _Name) -> int | None:
     """The content word a name is the subject of: the first after it, past function words and
     an appositive ("Brightwater Energy, the utility, said"), inside its clause."""
     k = name.last + 1
@@ -194,12 +194,12 @@ def _slot_after(toks: Sequence[_Tok], name: _Name) -> int | None:
             # a verb: after an auxiliary ("has won"), or a past form ("scored", "gave");
             # a name before a noun modifies it ("Georgia dumpster"), it does nothing
             return m if m > k or _past(toks[m].low) else None
-        if toks[m].low not in _AUXILIARIES:
+        if toks[m].low not in AUXILIARIES:
             return None
     return None
 
 
-def _opens_appositive(tok: _Tok) -> bool:
+def _opens_appositive(tok: Tok) -> bool:
     """The first word after a name's comma opens an appositive ("a former minister", "the
     utility", "its founder")."""
     return tok.low in _APPOSITIVE_OPENERS or (tok.low in TITLES and not tok.upper)
@@ -218,11 +218,11 @@ def _past(word: str) -> bool:
 _SAME_PAST = frozenset("beat put set cut hit let hurt cost quit spread shut bet cast".split())
 
 
-def _passive(toks: Sequence[_Tok], m: int) -> bool:
-    return m > 0 and toks[m - 1].low in _BE
+def _passive(toks: Sequence[Tok], m: int) -> bool:
+    return m > 0 and toks[m - 1].low in BE
 
 
-def _symmetric(tok: _Tok) -> bool:
+def _symmetric(tok: Tok) -> bool:
     """A relation that holds both ways ("Reyes will face Lind")."""
     return tok.low in _SYMMETRIC
 
@@ -234,8 +234,8 @@ _SYMMETRIC = frozenset(
 )
 
 
-def _roles(
-    toks: Sequence[_Tok], names: Sequence[_Name], window: Sequence[tuple[_Tok, ...]]
+def role_conflicts(
+    toks: Sequence[Tok], names: Sequence[_Name], window: Sequence[tuple[Tok, ...]]
 ) -> list[Conflict]:
     """A name put where the window puts another: the subject of the same word ("Jonah Pike
     scored twice" where Dan Ferreira scored twice; "Castlemore beat Northbridge" where
@@ -244,15 +244,15 @@ def _roles(
     # each window's subjects: (the word, passive?) -> the names whose slot it is
     subjects: list[tuple[list[_Name], dict[tuple[str, bool], list[_Name]]]] = []
     for wt in window:
-        wn = _names(wt)
+        wn = names_in(wt)
         slots: dict[tuple[str, bool], list[_Name]] = {}
         for n in wn:
-            m = _slot_after(wt, n)
+            m = slot_after(wt, n)
             if m is not None:
                 slots.setdefault((wt[m].low, _passive(wt, m)), []).append(n)
         subjects.append((wn, slots))
     for name in names[:MAX_ITEMS]:
-        m = _slot_after(toks, name)
+        m = slot_after(toks, name)
         if m is None or _symmetric(toks[m]):
             continue
         key = (toks[m].low, _passive(toks, m))
@@ -269,13 +269,13 @@ def _roles(
 # -- titles -----------------------------------------------------------------------------
 
 
-def _titles(
-    toks: Sequence[_Tok], names: Sequence[_Name], context: Sequence[tuple[_Tok, ...]]
+def title_conflicts(
+    toks: Sequence[Tok], names: Sequence[_Name], context: Sequence[tuple[Tok, ...]]
 ) -> list[Conflict]:
     """A title the context never gives a name that it gives other titles ("Founder Miriam
     Okoro" where she is the chief executive)."""
     out = []
-    context_names = [n for c in context for n in _names(c)][:MAX_WINDOW_ITEMS]
+    context_names = [n for c in context for n in names_in(c)][:MAX_WINDOW_ITEMS]
     for name in [n for n in names if n.titles][:MAX_ITEMS]:
         held: set[str] = set()
         for n in context_names:

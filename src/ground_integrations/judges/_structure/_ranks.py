@@ -9,14 +9,14 @@ from .._lexicon import (
     SUPERLATIVES,
 )
 from ._words import (
-    _CLAUSE_END,
-    _NUMERIC_ORDINAL,
+    CLAUSE_END,
     MAX_ITEMS,
     MAX_WINDOW_ITEMS,
+    NUMERIC_ORDINAL,
     Conflict,
-    _near,
-    _Tok,
-    _tokens,
+    Tok,
+    neighbours,
+    words_of,
 )
 
 # -- ordinals and superlatives ----------------------------------------------------------
@@ -28,14 +28,14 @@ def _ordinal(low: str) -> tuple[int, str] | None:
     if dash and tail not in SUPERLATIVES:
         return None  # "second-guess", "first-hand"
     rank = ORDINALS.get(head)
-    if rank is None and (m := _NUMERIC_ORDINAL.fullmatch(head)):
+    if rank is None and (m := NUMERIC_ORDINAL.fullmatch(head)):
         rank = int(m[1])
     if rank is None:
         return (1, low) if low in SUPERLATIVES else None
     return rank, tail if tail in SUPERLATIVES else ""
 
 
-def _ranks(toks: Sequence[_Tok]) -> list[tuple[int, int, str]]:
+def ranks_in(toks: Sequence[Tok]) -> list[tuple[int, int, str]]:
     """(position, rank, superlative) of every ordinal or superlative ("the second largest" is
     one)."""
     out = []
@@ -52,29 +52,29 @@ def _ranks(toks: Sequence[_Tok]) -> list[tuple[int, int, str]]:
     return out
 
 
-def _anchor(toks: Sequence[_Tok], i: int) -> set[str]:
+def _anchor(toks: Sequence[Tok], i: int) -> set[str]:
     """What a rank at ``i`` ranks: the content word right after it ("first *cup* title") or
     right before it ("*finished* third"); its neighbourhood when neither stands there."""
     for k in (i + 1, i + 2):
-        if k >= len(toks) or _CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
+        if k >= len(toks) or CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
             break
         if toks[k].key:
             return {toks[k].key}
     if i > 0 and toks[i - 1].key and not toks[i].gap.strip():
         return {toks[i - 1].key}
-    return _near(toks, i)
+    return neighbours(toks, i)
 
 
-def _ordinals(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[Conflict]:
+def ordinal_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
     """A rank the window gives the same thing otherwise ("its first cup title" where it is the
     second; "the fastest" where it is the second-fastest), and gives nowhere as the sentence
     does."""
-    theirs = [(wt, j, r, s, _anchor(wt, j)) for wt in window for j, r, s in _ranks(wt)]
+    theirs = [(wt, j, r, s, _anchor(wt, j)) for wt in window for j, r, s in ranks_in(wt)]
     theirs = theirs[:MAX_WINDOW_ITEMS]
     if not theirs:
         return []
-    ranks = [(i, rank, _anchor(toks, i)) for i, rank, _ in _ranks(toks)][:MAX_ITEMS]
-    given = {(rank, sup) for _, rank, sup in _ranks(toks)}
+    ranks = [(i, rank, _anchor(toks, i)) for i, rank, _ in ranks_in(toks)][:MAX_ITEMS]
+    given = {(rank, sup) for _, rank, sup in ranks_in(toks)}
     out = []
     for i, rank, near in ranks:
         if not near or any(r == rank and n & near for _, _, r, _, n in theirs):
@@ -89,7 +89,7 @@ def _ordinals(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[
     return out
 
 
-def _sides(toks: Sequence[_Tok], k: int) -> tuple[set[str], set[str]] | None:
+def _sides(toks: Sequence[Tok], k: int) -> tuple[set[str], set[str]] | None:
     """The content words of what a comparative at ``k`` compares: before it and after its
     "than" ("the *river* is wider than the *canal*"); None without a "than"."""
     than = next((m for m in range(k + 1, min(len(toks), k + 4)) if toks[m].low == "than"), None)
@@ -97,13 +97,13 @@ def _sides(toks: Sequence[_Tok], k: int) -> tuple[set[str], set[str]] | None:
         return None
     left = set()
     for m in range(k - 1, max(-1, k - 9), -1):
-        if _CLAUSE_END.search(toks[m + 1].gap):
+        if CLAUSE_END.search(toks[m + 1].gap):
             break
         if toks[m].key:
             left.add(toks[m].key)
     right = set()
     for m in range(than + 1, min(len(toks), than + 9)):
-        if _CLAUSE_END.search(toks[m].gap) or toks[m].gap.strip() == ",":
+        if CLAUSE_END.search(toks[m].gap) or toks[m].gap.strip() == ",":
             break
         if toks[m].key:
             right.add(toks[m].key)
@@ -121,8 +121,8 @@ def reversed_comparison(sentence: str, said: str, window_text: str, instead: str
     """The sentence turns a comparison around consistently: it swaps both the two sides and the
     comparative ("B is smaller than A" for "A is larger than B"), so its opposite word states
     the same fact."""
-    a = _tokens(sentence)
-    w = _tokens(window_text)
+    a = words_of(sentence)
+    w = words_of(window_text)
     i = next((k for k, t in enumerate(a) if t.low == said), None)
     j = next((k for k, t in enumerate(w) if t.low == instead), None)
     if i is None or j is None:
@@ -131,12 +131,12 @@ def reversed_comparison(sentence: str, said: str, window_text: str, instead: str
     return mine is not None and theirs is not None and _crossed(mine, theirs)
 
 
-def _comparisons(toks: Sequence[_Tok], window: Sequence[tuple[_Tok, ...]]) -> list[Conflict]:
+def comparison_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
     """A comparison the window makes the other way round with the same word ("the canal is
     wider than the river" where the river is wider than the canal)."""
     out = []
 
-    def direction(toks: Sequence[_Tok], k: int) -> str:
+    def direction(toks: Sequence[Tok], k: int) -> str:
         return toks[k - 1].low if k > 0 and toks[k - 1].low in ("more", "less", "fewer") else ""
 
     compared = [i for i, tok in enumerate(toks) if tok.key and _sides(toks, i)][:MAX_ITEMS]

@@ -24,11 +24,11 @@ TITLE_SENTENCES = 24
 MAX_ITEMS = 8
 MAX_WINDOW_ITEMS = 64
 #: Words that mark a verb as passive when right before it ("was beaten").
-_BE = frozenset("is are was were be been being get gets got".split())
+BE = frozenset("is are was were be been being get gets got".split())
 #: A gap between two words that ends a clause (a comma inside an appositive is handled apart).
-_CLAUSE_END = re.compile(r"[.;:!?()\[\]\"“”]")
-_NUMERIC_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
-_HAS_DIGIT = re.compile(r"\d")
+CLAUSE_END = re.compile(r"[.;:!?()\[\]\"“”]")
+NUMERIC_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+HAS_DIGIT = re.compile(r"\d")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
 
@@ -69,7 +69,7 @@ class Conflict:
 
 
 @dataclass(frozen=True)
-class _Tok:
+class Tok:
     text: str  # as written, a possessive cut off ("Hale" for "Hale's")
     low: str  # folded
     key: str  # stem; a content word's key, "" for a function word
@@ -82,23 +82,23 @@ def _fold_word(text: str) -> str:
     return fold(_POSSESSIVE.sub("", text) if len(text) > 2 else text)
 
 
-def _tokens(text: str) -> tuple[_Tok, ...]:
+def words_of(text: str) -> tuple[Tok, ...]:
     """The words of ``text`` as the checks read them; a window sentence is read again for each
     answer sentence it supports, so short texts are kept (the cache holds at most
     ``256 * CACHED_CHARS`` characters of text)."""
     return _cached_tokens(text) if len(text) <= CACHED_CHARS else _tokenize(text)
 
 
-#: Texts up to this long are kept by :func:`_tokens`.
+#: Texts up to this long are kept by :func:`words_of`.
 CACHED_CHARS = 2_000
 
 
 @lru_cache(maxsize=256)
-def _cached_tokens(text: str) -> tuple[_Tok, ...]:
+def _cached_tokens(text: str) -> tuple[Tok, ...]:
     return _tokenize(text)
 
 
-def _tokenize(text: str) -> tuple[_Tok, ...]:
+def _tokenize(text: str) -> tuple[Tok, ...]:
     out = []
     end = 0
     for span in word_spans(text):
@@ -106,7 +106,7 @@ def _tokenize(text: str) -> tuple[_Tok, ...]:
         low = fold(written)
         content = low not in STOPWORDS and low not in NEGATIONS and len(low) > 1
         out.append(
-            _Tok(
+            Tok(
                 written,
                 low,
                 stem(UNITS.get(low, low)) if content else "",
@@ -119,7 +119,7 @@ def _tokenize(text: str) -> tuple[_Tok, ...]:
     return tuple(out)
 
 
-def _near(toks: Sequence[_Tok], i: int, skip: frozenset[str] = frozenset()) -> set[str]:
+def neighbours(toks: Sequence[Tok], i: int, skip: frozenset[str] = frozenset()) -> set[str]:
     """Content keys within :data:`REACH` words of position ``i``, inside its clause."""
     out = set()
     for step in (-1, 1):
@@ -129,7 +129,7 @@ def _near(toks: Sequence[_Tok], i: int, skip: frozenset[str] = frozenset()) -> s
                 edge = toks[k].gap if k > 0 else "."
             else:
                 edge = toks[k + 1].gap if k + 1 < len(toks) else "."
-            if _CLAUSE_END.search(edge):
+            if CLAUSE_END.search(edge):
                 break
             k += step
             if toks[k].key and toks[k].low not in skip:
