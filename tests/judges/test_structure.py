@@ -49,6 +49,11 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             "The Eiffel Tower was not completed in 1889.",
             ("negation", "not completed"),
         ),
+        (
+            "The museum has been listed as a protected building since 1984.",
+            "The museum is no longer listed as a protected building.",
+            ("negation", "no longer listed"),
+        ),
     ],
 )
 def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
@@ -88,6 +93,14 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
         (
             "The plant stopped generating electricity in 2022.",
             "The plant has not generated electricity since 2022.",
+        ),
+        # "no longer" where the context says it ended, or says "no longer" too; "no longer
+        # than" is a length, not a negation
+        ("The ferry stopped crossing the lake in 2019.", "The ferry no longer crosses the lake."),
+        ("The shop no longer sells tobacco.", "The shop no longer sells tobacco products."),
+        (
+            "The bridge is 40 metres long and 8 metres wide.",
+            "The bridge is no longer than 40 metres.",
         ),
     ],
 )
@@ -169,3 +182,17 @@ def test_a_cause_the_context_gives_is_no_conflict() -> None:
     context = GLACIER + " It retreated because of rising summer temperatures."
     sentence = "The glacier has retreated since 1950 because of rising summer temperatures."
     assert found(context, sentence) == []
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_no_longer_where_the_context_says_it_still_is_is_contradicted(task) -> None:
+    context = ["A ferry crosses the lake from Oster to Brenn four times a day in summer."]
+    result = GroundednessChecker().check(
+        context,
+        "A ferry no longer crosses the lake from Oster to Brenn.",
+        query="Is there a ferry from Oster to Brenn?",
+        task=task,
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    (span,) = [d for d in result.ungrounded_details if "no longer" in d.text]
+    assert span.kind is UngroundedKind.CONTRADICTED

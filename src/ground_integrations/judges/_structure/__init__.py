@@ -27,6 +27,7 @@ from ._claims import (
     graded_conflicts,
     invented_causes,
     negation_conflicts,
+    no_longer,
 )
 from ._names import names_in, role_conflicts, slot_after, title_conflicts
 from ._ranks import comparison_conflicts, ordinal_conflicts, ranks_in, reversed_comparison
@@ -64,7 +65,9 @@ def conflicts(
     ranks = bool(ranks_in(toks))
     compares = "than" in lows
     graded = bool(lows & MODAL_STRENGTH.keys() or lows & QUANTITY_STRENGTH.keys())
-    negated = bool(lows & {"not", "never"})
+    negated = bool(lows & {"not", "never"}) or (
+        "longer" in lows and any(no_longer(toks, n) for n in range(1, len(toks)))
+    )
     lowered = [text.lower() for text in window]
     hedged = any(h in text for text in lowered for h in HEDGING)
     if not (acting or titled or ranks or compares or graded or negated or hedged):

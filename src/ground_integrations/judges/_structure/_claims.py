@@ -125,6 +125,11 @@ _ENDING = frozenset("stop stops stopped ceased ceases quit halted ended refused 
 _NEGATING = NEGATIONS | _ENDING
 
 
+def no_longer(toks: Sequence[Tok], n: int) -> bool:
+    """``toks[n]`` is the "longer" of "no longer" (a negation of what follows it)."""
+    return toks[n].low == "longer" and n > 0 and toks[n - 1].low == "no" and toks[n].gap == " "
+
+
 def _negated_word(toks: Sequence[Tok], n: int) -> int | None:
     """The content word a negation at ``n`` negates: the first after it in its clause, past
     auxiliaries ("not *completed*", "cannot be *taken*", "no *injuries*")."""
@@ -152,19 +157,26 @@ def _negated_at(toks: Sequence[Tok], k: int) -> bool:
 
 def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
     """A negation the window does not make about the same words ("the tower was not completed
-    in 1889" where it was completed in 1889): the negated word stands in a window sentence with
-    at least two of the same neighbours and no negation anywhere in that sentence."""
+    in 1889" where it was completed in 1889, "the ferry no longer crosses the lake" where it
+    crosses it): the negated word stands in a window sentence with at least two of the same
+    neighbours and no negation anywhere in that sentence."""
     said = [
-        (n, k)
+        (n - 1 if t.low == "longer" else n, k)
         for n, t in enumerate(toks)
-        if t.low in ("not", "never") and (k := _negated_word(toks, n)) is not None
+        if (t.low in ("not", "never") or no_longer(toks, n))
+        and (k := _negated_word(toks, n)) is not None
     ][:MAX_ITEMS]
     if not said:
         return []
     out = []
     plain = [wt for wt in window if not any(w.low in _NEGATING for w in wt)]
     for n, k in said:
-        near = neighbours(toks, k)
+        if toks[n].low == "no":
+            # the neighbours of the words without "no longer", which would fill two of them
+            unsaid = (*toks[:n], *toks[n + 2 :])
+            near = neighbours(unsaid, k - 2)
+        else:
+            near = neighbours(toks, k)
         for wt in plain:
             j = next(
                 (
