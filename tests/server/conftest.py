@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import httpx
 import pytest
 
 pytest.importorskip("fastapi")
@@ -68,6 +70,20 @@ class LongJudge(Judge):
                 time.sleep(0.01)
             self.finished += 1
         return Judgement(score=1.0, verdict=Verdict.GROUNDED)
+
+
+def wait_ready(url: str, proc: subprocess.Popen, seconds: float = 60) -> None:
+    """Wait until the service started as ``proc`` answers ``/readyz`` with 200; fail if it
+    exits first or takes longer than ``seconds``."""
+    ends = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.get(f"{url}/readyz").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < ends and proc.poll() is None, "server did not start"
+        time.sleep(0.1)
 
 
 def heavy_request(seed: int) -> dict[str, str]:

@@ -20,7 +20,7 @@ from ground_integrations.errors import ConfigurationError
 from ground_integrations.server import load_settings
 from ground_integrations.testing import ScriptedJudge
 
-from .conftest import KEY, OTHER_KEY, SlowJudge, free_port, running, settings
+from .conftest import KEY, OTHER_KEY, SlowJudge, free_port, running, settings, wait_ready
 
 CHAT = "/v1/solar/chat/completions"
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -150,15 +150,7 @@ def test_sigterm_finishes_in_flight_requests() -> None:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline and proc.poll() is None, "server did not start"
-            time.sleep(0.1)
+        wait_ready(url, proc, 60)
         results: list[int] = []
         lock = threading.Lock()
 
@@ -275,15 +267,7 @@ def test_ground_serve_logs_neither_keys_nor_bodies(tmp_path: Path) -> None:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline and proc.poll() is None, "server did not start"
-            time.sleep(0.1)
+        wait_ready(url, proc, 60)
         secret_text = "Zanzibar-secret-context-7731"
         r = httpx.post(
             f"{url}/v1/groundedness",

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -17,7 +16,7 @@ import pytest
 from ground_integrations.errors import ConfigurationError
 from ground_integrations.server import ServerSettings, load_settings
 
-from .conftest import KEY, free_port
+from .conftest import KEY, free_port, wait_ready
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 SECRET = "sk-upstream-Zq81-secret"
@@ -64,15 +63,7 @@ def test_the_ready_line_hides_the_judges_key(embedded_url: str) -> None:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        ends = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(f"{url}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < ends and proc.poll() is None, "server did not start"
-            time.sleep(0.1)
+        wait_ready(url, proc, 90)
         assert httpx.get(f"{url}/readyz").json()["judge"] == "upstage"
     finally:
         proc.send_signal(signal.SIGTERM)

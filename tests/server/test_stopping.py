@@ -22,7 +22,7 @@ from ground_integrations import GroundednessChecker
 from ground_integrations.judges.base import Judge
 from ground_integrations.judges.registry import default_judge
 
-from .conftest import KEY, free_port, heavy_request, metric, running, settings
+from .conftest import KEY, free_port, heavy_request, metric, running, settings, wait_ready
 
 AUTH = {"Authorization": f"Bearer {KEY}"}
 LIGHT = {"context": "The sky is blue.", "answer": "The sky is blue."}
@@ -155,15 +155,7 @@ def test_shutdown_answers_503_to_a_check_longer_than_the_grace_period() -> None:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        ends = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < ends and proc.poll() is None, "server did not start"
-            time.sleep(0.1)
+        wait_ready(url, proc, 60)
         replies: list[httpx.Response] = []
         call = threading.Thread(
             target=lambda: replies.append(
