@@ -34,17 +34,15 @@ from ..models import (
 from ..text import Span, split_sentences, stem
 from ._analysis import (
     FEATURE_NAMES,
-    ContextIndex,
     SentenceFeatures,
-    Tokens,
-    analyse,
     answer_features,
     answer_sentences,
     answer_vector,
     cap,
-    index_context,
 )
+from ._index import ContextIndex, index_context
 from ._spans import ungrounded_details
+from ._tokens import Tokens, analyse
 from .base import Judge, Judgement, Thresholds
 
 __all__ = [
