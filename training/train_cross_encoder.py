@@ -228,6 +228,34 @@ def in_domain_examples(args: argparse.Namespace, general: list) -> tuple[list, l
     return held, mixed
 
 
+def edit_stage_examples(args: argparse.Namespace, general: list) -> list:
+    """Stage 1b (issue 31): ``--synthetic`` one-fact edits and rewordings of rag_train's news
+    records (never an evaluation source), mixed with ``--replay`` general pairs per edit, for a
+    model that both in-domain fold models then start from. The held-out edits are those of
+    every rag_dev record (neither fold model's stage 2 sees them either)."""
+    from rag_data import load_records, synthetic_pairs
+
+    from ground_integrations.judges.cross_encoder import run_time_premises
+
+    with gzip.open(RAG_TRAIN, "rt", encoding="utf-8") as fh:
+        rag_train = [json.loads(line) for line in fh if line.strip()]
+    news = [r for r in rag_train if r["dataset"] != "tabfact"]
+    sources = random.Random(args.seed + 12).sample(news, min(len(news), args.edit_sources))
+    synth = synthetic_pairs(sources, run_time_premises, args.synthetic, args.seed + 13)
+    counts: dict[str, int] = {}
+    for *_, cat in synth:
+        counts[cat] = counts.get(cat, 0) + 1
+    print(f"synthetic: {len(synth)} pairs: {dict(sorted(counts.items()))}", flush=True)
+    dev = load_records(ROOT.parents[1] / "shared" / "data" / "rag_dev.jsonl")
+    SYNTH_HELD.extend(synthetic_pairs(dev, run_time_premises, 1500, args.seed + 14))
+    rng = random.Random(args.seed + 7)
+    replay = rng.sample(general, min(len(general), int(len(synth) * args.replay)))
+    mixed = [(p, c, y) for p, c, y, _ in synth] + replay
+    rng.shuffle(mixed)
+    print(f"stage 1b: {len(synth)} edit pairs, replay {len(replay)}", flush=True)
+    return mixed
+
+
 _LAYER = re.compile(r"(encoder\.layer\.)(\d+)(\.)")
 
 
@@ -376,6 +404,13 @@ def main() -> int:
         "(training/synth_edits.py) of the training fold's and rag_train's supported sentences",
     )
     ap.add_argument(
+        "--edit-sources",
+        type=int,
+        default=4000,
+        help="without --in-domain, --synthetic N is stage 1b: N edits and rewordings of this "
+        "many rag_train news records, with --replay general pairs per edit",
+    )
+    ap.add_argument(
         "--order-seed",
         type=int,
         default=None,
@@ -414,6 +449,8 @@ def main() -> int:
     held_out, examples = load_examples(args.seed, args.mix)
     if args.in_domain is not None:
         held_out, examples = in_domain_examples(args, examples)
+    elif args.synthetic:
+        examples = edit_stage_examples(args, examples)
     if args.order_seed is not None:
         random.Random(args.order_seed).shuffle(examples)
     print(f"{len(examples)} training pairs ({args.mix} mix)", flush=True)

@@ -465,6 +465,25 @@ def test_a_hedged_figure_is_exact_in_the_medical_domain() -> None:
     assert generic.verdict is Verdict.GROUNDED, [s.reason for s in generic.sentences]
 
 
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("The trial enrolled more than 3,000 nurses.", True),
+        ("The trial enrolled about 3,000 nurses.", False),  # an approximation stays exact
+        ("The trial enrolled fewer than 3,000 nurses.", False),  # the wrong side
+        ("The trial enrolled more than 4,000 nurses.", False),  # not 3,400 rounded
+        ("Each nurse took more than 300 mg a day.", False),  # a dose stays exact
+    ],
+)
+def test_a_bound_on_a_count_holds_in_the_medical_domain(answer, grounded) -> None:
+    """In the Medical domain a bound the context's count implies is kept; an approximation, or
+    a hedge on a quantity with a unit, stays exact."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    context = ["The trial enrolled 3,400 nurses. Each nurse took 340 mg a day."]
+    result = checker.check(context, answer, domain="Medical")
+    assert (result.verdict is Verdict.GROUNDED) is grounded, [s.reason for s in result.sentences]
+
+
 def test_a_hedged_figure_is_near_and_on_the_hedged_side() -> None:
     from ground_integrations.judges._analysis import approximates, figures_of
 

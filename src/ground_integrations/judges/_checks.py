@@ -224,6 +224,10 @@ def figure_problems(
     another unit (:func:`converts`: "330 m" for "1,083 ft"). ``quantities`` maps the context's
     figures to the units it writes them with (:attr:`._index.ContextIndex.quantities`); the query's
     (``given``) count as the context's, and are found as fast (:attr:`Tokens.figure_values`).
+    A hedged round figure (``hedged``) may stand for the context's figure rounded on the hedged
+    side (:func:`approximates`); in the ``exact`` domain only as a bound on a count ("more than
+    3,000 nurses" for 3,400: implied, not approximated), never after "about" nor with a unit
+    (a dose, a concentration, a duration).
     """
     extra = given.figure_values if given is not None else None
     order = given.figure_order if given is not None else {}
@@ -241,7 +245,11 @@ def figure_problems(
         instead: str | None = None
         supported = False
         for reading in figure.readings:
-            hedge = None if exact else hedged.get(reading.value)
+            hedge = hedged.get(reading.value)
+            if exact and (reading.unit is not None or hedge == "about"):
+                # Medical: a bound the context's count implies ("more than 3,000 nurses" for
+                # 3,400) but no approximation, and no hedge on a dose or any other unit
+                hedge = None
             reach = figure_reach(reading.value, hedge)
             if reading.scale:
                 reach = max(reach, Decimal(10) ** reading.scale)
