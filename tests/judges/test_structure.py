@@ -54,6 +54,33 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             "The museum is no longer listed as a protected building.",
             ("negation", "no longer listed"),
         ),
+        (
+            "Passports can be renewed online by adults living abroad.",
+            "Passports cannot be renewed online by adults living abroad.",
+            ("negation", "cannot be renewed"),
+        ),
+        (
+            "The committee approved the new stadium plan in March.",
+            "The committee didn't approve the new stadium plan.",
+            ("negation", "didn't approve"),
+        ),
+        (
+            "On Tuesday the city council voted to close the Elm Street pool.",
+            "The city council voted not to close the Elm Street pool.",
+            ("negation", "not to close"),
+        ),
+        (
+            # a gerund with no auxiliary contradicts the same form
+            "Patients running a fever should rest at home.",
+            "Patients not running a fever should rest at home.",
+            ("negation", "not running"),
+        ),
+        (
+            # one shared neighbour is enough where the sentence repeats the window's words
+            "Firmware updates are installed automatically overnight.",
+            "Firmware updates are never installed automatically.",
+            ("negation", "never installed"),
+        ),
     ],
 )
 def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
@@ -97,6 +124,28 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
         # "no longer" where the context says it ended, or says "no longer" too; "no longer
         # than" is a length, not a negation
         ("The ferry stopped crossing the lake in 2019.", "The ferry no longer crosses the lake."),
+        # a negation that is no denial: "not just", a condition, an aside with no verb
+        (
+            "The cost includes tuition, books and fees.",
+            "This cost includes not just tuition, but also books and fees.",
+        ),
+        (
+            "You need a Generation 1 monster to create a Generation 2 monster.",
+            "If you don't need a Generation 1 monster, you can create a Generation 2 monster.",
+        ),
+        (
+            "Cut the potato skin lengthwise with a sharp knife.",
+            "Be careful not to cut the potato skin with a sharp knife.",
+        ),
+        # "cannot" and "n't" where the context denies it too, in its own words
+        (
+            "Dormelin must not be taken with food or milk.",
+            "Dormelin can't be taken with food or milk.",
+        ),
+        (
+            "The committee refused to approve the new stadium plan in March.",
+            "The committee didn't approve the new stadium plan.",
+        ),
         ("The shop no longer sells tobacco.", "The shop no longer sells tobacco products."),
         (
             "The bridge is 40 metres long and 8 metres wide.",
@@ -195,4 +244,20 @@ def test_no_longer_where_the_context_says_it_still_is_is_contradicted(task) -> N
     )
     assert result.verdict is Verdict.NOT_GROUNDED
     (span,) = [d for d in result.ungrounded_details if "no longer" in d.text]
+    assert span.kind is UngroundedKind.CONTRADICTED
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_cannot_where_the_context_says_it_can_is_contradicted(task) -> None:
+    context = [
+        "Passports can be renewed online by adults living abroad. Children must apply by post."
+    ]
+    result = GroundednessChecker().check(
+        context,
+        "Passports cannot be renewed online by adults living abroad.",
+        query="Can I renew my passport online from abroad?",
+        task=task,
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    (span,) = [d for d in result.ungrounded_details if "cannot" in d.text]
     assert span.kind is UngroundedKind.CONTRADICTED

@@ -22,6 +22,7 @@ from ._claims import (
     HEDGING,
     MODAL_STRENGTH,
     QUANTITY_STRENGTH,
+    VERB_NEGATIONS,
     dropped_hedges,
     dropped_negation,
     graded_conflicts,
@@ -65,7 +66,7 @@ def conflicts(
     ranks = bool(ranks_in(toks))
     compares = "than" in lows
     graded = bool(lows & MODAL_STRENGTH.keys() or lows & QUANTITY_STRENGTH.keys())
-    negated = bool(lows & {"not", "never"}) or (
+    negated = bool(lows & VERB_NEGATIONS) or (
         "longer" in lows and any(no_longer(toks, n) for n in range(1, len(toks)))
     )
     lowered = [text.lower() for text in window]

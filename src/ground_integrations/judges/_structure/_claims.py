@@ -123,6 +123,11 @@ def dropped_hedges(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> li
 
 _ENDING = frozenset("stop stops stopped ceased ceases quit halted ended refused refuses".split())
 _NEGATING = NEGATIONS | _ENDING
+#: The negations that deny the verb after them: "not", "never" and the auxiliaries with "n't"
+#: or "not" written in ("cannot", "didn't", "won't"), folded as :func:`fold` writes them.
+VERB_NEGATIONS = frozenset({"not", "never", "cannot", "n't"}) | frozenset(
+    w for w in NEGATIONS if w.endswith("nt") and w not in ("aint",)
+)
 
 
 def no_longer(toks: Sequence[Tok], n: int) -> bool:
@@ -155,34 +160,85 @@ def _negated_at(toks: Sequence[Tok], k: int) -> bool:
     return False
 
 
+#: A window sentence holding this share of a sentence's content words says the same thing:
+#: one shared neighbour of the negated word is then enough.
+SAME_SHARE = 0.75
+
+
+#: After a negation these turn it into something else: "not just X but Y", "not only".
+_NOT_A_DENIAL = frozenset("just only merely simply necessarily even".split())
+#: A negation inside a clause these open states a condition, not a fact: "if you don't have one".
+_CONDITIONS = frozenset("if unless whether".split())
+#: Before "not", these make what follows a finite verb that the negation denies ("is not
+#: running", "was not to be"); without one, "not running" and "not to cut" are an aside.
+_FINITE = frozenset("is are was were be been am".split()) | AUXILIARIES
+
+
+def _denial(toks: Sequence[Tok], n: int, k: int) -> str | None:
+    """How the negation at ``n`` (of the word at ``k``) denies a fact: ``"verb"`` for a finite
+    verb ("was not completed"), ``"form"`` for a gerund or an infinitive with no auxiliary
+    before it ("voted not to close", "not running"), which contradicts only the same form in
+    the window ("voted to close"); None for "not just", or inside a condition ("if you don't")."""
+    if n + 1 < len(toks) and toks[n + 1].low in _NOT_A_DENIAL:
+        return None
+    for m in range(n - 1, -1, -1):
+        if CLAUSE_END.search(toks[m + 1].gap) or toks[m + 1].gap.strip() == ",":
+            break
+        if toks[m].low in _CONDITIONS:
+            return None
+    plain_verb = toks[k].low.endswith("ing") or toks[n + 1].low == "to"
+    if (
+        toks[n].low in ("not", "never")
+        and plain_verb
+        and not (n > 0 and toks[n - 1].low in _FINITE)
+    ):
+        return "form"
+    return "verb"
+
+
+def _same_form(toks: Sequence[Tok], k: int, wt: Sequence[Tok], j: int) -> bool:
+    """The window's word ``wt[j]`` is written as ``toks[k]`` is, after "to" if that one is."""
+    if wt[j].low != toks[k].low:
+        return False
+    infinitive = k > 0 and toks[k - 1].low == "to"
+    return not infinitive or (j > 0 and wt[j - 1].low == "to")
+
+
 def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
     """A negation the window does not make about the same words ("the tower was not completed
     in 1889" where it was completed in 1889, "the ferry no longer crosses the lake" where it
-    crosses it): the negated word stands in a window sentence with at least two of the same
-    neighbours and no negation anywhere in that sentence."""
+    crosses it, "you cannot renew it online" where you can): the negated word stands in a
+    window sentence with no negation anywhere in it, and with at least two of the same
+    neighbours, or one when that sentence holds most of the sentence's content words."""
     said = [
-        (n - 1 if t.low == "longer" else n, k)
+        (n - 1 if t.low == "longer" else n, k, how)
         for n, t in enumerate(toks)
-        if (t.low in ("not", "never") or no_longer(toks, n))
+        if (t.low in VERB_NEGATIONS or no_longer(toks, n))
         and (k := _negated_word(toks, n)) is not None
+        and (how := _denial(toks, n, k)) is not None
     ][:MAX_ITEMS]
     if not said:
         return []
     out = []
     plain = [wt for wt in window if not any(w.low in _NEGATING for w in wt)]
-    for n, k in said:
+    keys = {t.key for t in toks if t.key}
+    # a window sentence holding most of the sentence's words: one shared neighbour is enough
+    enough = [1 if len(keys & {w.key for w in wt}) >= SAME_SHARE * len(keys) else 2 for wt in plain]
+    for n, k, how in said:
         if toks[n].low == "no":
             # the neighbours of the words without "no longer", which would fill two of them
             unsaid = (*toks[:n], *toks[n + 2 :])
             near = neighbours(unsaid, k - 2)
         else:
             near = neighbours(toks, k)
-        for wt in plain:
+        for wt, shared in zip(plain, enough):
             j = next(
                 (
                     j
                     for j, w in enumerate(wt[: MAX_WINDOW_ITEMS * 4])
-                    if w.key == toks[k].key and len(neighbours(wt, j) & near) >= 2
+                    if w.key == toks[k].key
+                    and len(neighbours(wt, j) & near) >= shared
+                    and (how == "verb" or _same_form(toks, k, wt, j))
                 ),
                 None,
             )
