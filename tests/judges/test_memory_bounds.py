@@ -53,3 +53,28 @@ def test_the_language_cache_keeps_samples_not_contexts() -> None:
             assert _language.context_language(context).code == "en"
 
     assert _retained(work) < 32 * 4 * _language.SAMPLE_CHARS + 200_000
+
+
+def test_a_long_window_is_read_once_per_check(monkeypatch) -> None:
+    """A window sentence too long for the token cache (an unpunctuated page) is tokenized once
+    per check, not once per answer sentence it supports: the check stays linear in the answer
+    and the context, and nothing of it is kept after the check."""
+    from ground_integrations import GroundednessChecker, Verdict
+    from ground_integrations.judges import HeuristicJudge
+    from ground_integrations.judges._structure import _words
+
+    read: list[int] = []
+    tokenize = _words._tokenize
+
+    def counting(text: str):
+        read.append(len(text))
+        return tokenize(text)
+
+    monkeypatch.setattr(_words, "_tokenize", counting)
+    page = " ".join(["the river bank report was alpha beta in the city"] * 600)  # 30k chars
+    answer = " ".join(["The river bank report was not alpha beta in the city."] * 60)
+    result = GroundednessChecker(HeuristicJudge(), cache_size=0).check([page], answer)
+    assert result.verdict is Verdict.NOT_GROUNDED  # the negation is still read, in every sentence
+    assert sum(1 for n in read if n > _words.CACHED_CHARS) == 1, read
+    assert _words._READ.get() is None  # the block's memory went with it
+    assert _words.once("k", lambda: 1) == 1 and _words.once("k", lambda: 2) == 2

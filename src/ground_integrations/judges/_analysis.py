@@ -53,6 +53,8 @@ from ._structure import (
     Conflict,
     conflicts,
     dropped_negation,
+    once,
+    reading_once,
     reversed_comparison,
 )
 from ._tokens import Tokens, analyse
@@ -245,7 +247,9 @@ def sentence_features(
         feats.opposites = [
             (said, instead)
             for said, instead in swapped_opposites(
-                tokens.words, analyse(window_text).words, index.word_stems
+                tokens.words,
+                once(("window", window.first, window.last), lambda: analyse(window_text).words),
+                index.word_stems,
             )
             # "B is smaller than A" for "A is larger than B" states the same fact
             if not reversed_comparison(sentence, said, window_text, instead)
@@ -321,6 +325,17 @@ def answer_features(
     to know more?") asserts nothing and is not checked, nor is a lead-in followed by more text
     (:func:`._framing.is_lead_in`); an answer that opens with a question is marked on its first
     sentence."""
+    with reading_once():  # a window several sentences share is read once
+        return _answer_features(index, sentences, given, domain, width)
+
+
+def _answer_features(
+    index: ContextIndex,
+    sentences: Sequence[str],
+    given: Tokens | None,
+    domain: Domain,
+    width: int,
+) -> list[SentenceFeatures]:
     out = []
     for i, text in enumerate(sentences):
         checkpoint()

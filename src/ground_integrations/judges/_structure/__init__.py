@@ -32,13 +32,15 @@ from ._claims import (
 )
 from ._names import names_in, role_conflicts, slot_after, title_conflicts
 from ._ranks import comparison_conflicts, ordinal_conflicts, ranks_in, reversed_comparison
-from ._words import MAX_ITEMS, TITLE_SENTENCES, Conflict, words_of
+from ._words import MAX_ITEMS, TITLE_SENTENCES, Conflict, once, reading_once, words_of
 
 __all__ = [
     "TITLE_SENTENCES",
     "Conflict",
     "conflicts",
     "dropped_negation",
+    "once",
+    "reading_once",
     "reversed_comparison",
 ]
 

@@ -223,7 +223,12 @@ def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -
     plain = [wt for wt in window if not any(w.low in _NEGATING for w in wt)]
     keys = {t.key for t in toks if t.key}
     # a window sentence holding most of the sentence's words: one shared neighbour is enough
-    enough = [1 if len(keys & {w.key for w in wt}) >= SAME_SHARE * len(keys) else 2 for wt in plain]
+    enough = [
+        1
+        if len(keys & {w.key for w in wt[: MAX_WINDOW_ITEMS * 4]}) >= SAME_SHARE * len(keys)
+        else 2
+        for wt in plain
+    ]
     for n, k, how in said:
         if toks[n].low == "no":
             # the neighbours of the words without "no longer", which would fill two of them

@@ -4,9 +4,12 @@ neighbourhoods, and what a check reports (:class:`Conflict`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from ...text import fold, stem, word_spans
 from .._lexicon import (
@@ -82,11 +85,42 @@ def _fold_word(text: str) -> str:
     return fold(_POSSESSIVE.sub("", text) if len(text) > 2 else text)
 
 
+_T = TypeVar("_T")
+#: What one check has read already (see :func:`reading_once`); None outside a check.
+_READ: ContextVar[dict[Any, Any] | None] = ContextVar("read_once", default=None)
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within this block, :func:`once` computes each key once: a window read for one answer
+    sentence is not read again for the next. The memory goes with the block, so it holds at
+    most what one check reads (its windows: at most three times its context)."""
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def once(key: Any, compute: Callable[[], _T]) -> _T:
+    """``compute()``, kept under ``key`` for the rest of the :func:`reading_once` block (and
+    computed every time outside one)."""
+    memo = _READ.get()
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]  # type: ignore[no-any-return]
+
+
 def words_of(text: str) -> tuple[Tok, ...]:
     """The words of ``text`` as the checks read them; a window sentence is read again for each
     answer sentence it supports, so short texts are kept (the cache holds at most
-    ``256 * CACHED_CHARS`` characters of text)."""
-    return _cached_tokens(text) if len(text) <= CACHED_CHARS else _tokenize(text)
+    ``256 * CACHED_CHARS`` characters of text) and a longer one is read once per check
+    (:func:`reading_once`): time stays linear in the answer and the context."""
+    if len(text) <= CACHED_CHARS:
+        return _cached_tokens(text)
+    return once(("words", text), lambda: _tokenize(text))
 
 
 #: Texts up to this long are kept by :func:`words_of`.
