@@ -211,6 +211,12 @@ def crafted(context_chars: int, answer_chars: int) -> dict[str, tuple[list[str],
             [fill(lambda: " ".join(r.sample(words, 8)).capitalize() + ".", context_chars)],
             fill(lambda: " ".join(r.sample(words, 5)).capitalize() + ".", answer_chars),
         ),
+        # a page with no full stop: its "sentences" are the splitter's longest pieces, and
+        # every answer sentence negates one of them (the negation check reads the window)
+        "unpunctuated page, negated answer": (
+            [fill(lambda: "the river bank report was alpha beta in the city", context_chars)],
+            fill(lambda: "The river bank report was not alpha beta in the city.", answer_chars),
+        ),
     }
 
 
@@ -384,7 +390,7 @@ def main() -> int:
     limit_context = args.context_limit // scale
     limit_answer = DEFAULT_LIMITS.max_answer_chars // scale
     print(f"worst cases at the limits ({limit_context:,} + {limit_answer:,} characters):")
-    print(f"{'shape':26s} " + " ".join(f"{name:>23s}" for name in judges) + "  model")
+    print(f"{'shape':34s} " + " ".join(f"{name:>23s}" for name in judges) + "  model")
     context = synth.context(limit_context)
     answer = synth.answer(context, limit_answer)
     shapes = {"company news (synthetic)": (context, answer, QUERY)}
@@ -401,7 +407,7 @@ def main() -> int:
             row.append(seconds)
             models.append(ran)
         print(
-            f"{shape:26s} " + " ".join(f"{t:21.2f} s" for t in row) + "  " + ", ".join(models[1:])
+            f"{shape:34s} " + " ".join(f"{t:21.2f} s" for t in row) + "  " + ", ".join(models[1:])
         )
     default = GroundednessChecker(cache_size=0, limits=limits)
     assert isinstance(default.judge, CrossEncoderJudge)
