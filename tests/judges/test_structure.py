@@ -70,6 +70,12 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             ("negation", "not to close"),
         ),
         (
+            # the full stop of an abbreviation ends no clause: "D.C." stays a neighbour
+            "Washington D.C. residents can vote in presidential elections.",
+            "Washington D.C. residents cannot vote for voting members of Congress today.",
+            ("negation", "cannot vote"),
+        ),
+        (
             # a gerund with no auxiliary contradicts the same form
             "Patients running a fever should rest at home.",
             "Patients not running a fever should rest at home.",

@@ -132,6 +132,11 @@ def _cached_tokens(text: str) -> tuple[Tok, ...]:
     return _tokenize(text)
 
 
+def _abbreviation(text: str) -> bool:
+    """``text`` is a word whose full stop ends no clause: "U.S", "e.g", an initial ("J")."""
+    return "." in text or (len(text) == 1 and text.isupper())
+
+
 def _tokenize(text: str) -> tuple[Tok, ...]:
     out = []
     end = 0
@@ -150,6 +155,8 @@ def _tokenize(text: str) -> tuple[Tok, ...]:
             )
         )
         end = span.end
+        if text[end : end + 1] == "." and _abbreviation(span.text):
+            end += 1  # its full stop belongs to it, not to the gap: the clause goes on
     return tuple(out)
 
 
