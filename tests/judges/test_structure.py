@@ -240,30 +240,27 @@ def test_a_cause_the_context_gives_is_no_conflict() -> None:
 
 
 @pytest.mark.parametrize("task", ["QnA", "Summarization"])
-def test_no_longer_where_the_context_says_it_still_is_is_contradicted(task) -> None:
-    context = ["A ferry crosses the lake from Oster to Brenn four times a day in summer."]
-    result = GroundednessChecker().check(
-        context,
-        "A ferry no longer crosses the lake from Oster to Brenn.",
-        query="Is there a ferry from Oster to Brenn?",
-        task=task,
-    )
+@pytest.mark.parametrize(
+    ("context", "answer", "query", "negation"),
+    [
+        (
+            "A ferry crosses the lake from Oster to Brenn four times a day in summer.",
+            "A ferry no longer crosses the lake from Oster to Brenn.",
+            "Is there a ferry from Oster to Brenn?",
+            "no longer",
+        ),
+        (
+            "Passports can be renewed online by adults living abroad. Children must apply by post.",
+            "Passports cannot be renewed online by adults living abroad.",
+            "Can I renew my passport online from abroad?",
+            "cannot",
+        ),
+    ],
+)
+def test_a_negation_the_context_does_not_make_is_contradicted(
+    task, context, answer, query, negation
+) -> None:
+    result = GroundednessChecker().check([context], answer, query=query, task=task)
     assert result.verdict is Verdict.NOT_GROUNDED
-    (span,) = [d for d in result.ungrounded_details if "no longer" in d.text]
-    assert span.kind is UngroundedKind.CONTRADICTED
-
-
-@pytest.mark.parametrize("task", ["QnA", "Summarization"])
-def test_cannot_where_the_context_says_it_can_is_contradicted(task) -> None:
-    context = [
-        "Passports can be renewed online by adults living abroad. Children must apply by post."
-    ]
-    result = GroundednessChecker().check(
-        context,
-        "Passports cannot be renewed online by adults living abroad.",
-        query="Can I renew my passport online from abroad?",
-        task=task,
-    )
-    assert result.verdict is Verdict.NOT_GROUNDED
-    (span,) = [d for d in result.ungrounded_details if "cannot" in d.text]
+    (span,) = [d for d in result.ungrounded_details if negation in d.text]
     assert span.kind is UngroundedKind.CONTRADICTED

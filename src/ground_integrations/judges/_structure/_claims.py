@@ -171,7 +171,7 @@ _NOT_A_DENIAL = frozenset("just only merely simply necessarily even".split())
 _CONDITIONS = frozenset("if unless whether".split())
 #: Before "not", these make what follows a finite verb that the negation denies ("is not
 #: running", "was not to be"); without one, "not running" and "not to cut" are an aside.
-_FINITE = frozenset("is are was were be been am".split()) | AUXILIARIES
+_FINITE = AUXILIARIES | {"am"}
 
 
 def _denial(toks: Sequence[Tok], n: int, k: int) -> str | None:
