@@ -67,6 +67,15 @@ GROUNDED = [
         "What happened to the companies' profits?",
     ),
     (SUN, "The sun rises from the east.", "Where does the sun rise?"),
+    # a comparison turned round: both sides swapped with the comparative, its "than" far
+    # from it
+    (
+        "Workers who did night shifts for ten years had a higher rate of diabetes than "
+        "workers who never did night shifts.",
+        "Workers who never did night shifts had a lower rate of diabetes than workers who did "
+        "night shifts for ten years.",
+        "Did night shifts change the rate of diabetes?",
+    ),
 ]
 
 OPPOSITES = [
@@ -94,6 +103,18 @@ OPPOSITES = [
         "Pets are forbidden in the park.",
         "Can I bring my dog to the park?",
         "forbidden",
+    ),
+    (
+        "Lake Virel is 186 metres deep at its deepest point, deeper than nearby Lake Sorn.",
+        "Lake Virel is shallower than nearby Lake Sorn.",
+        "How deep is Lake Virel?",
+        "shallower",
+    ),
+    (
+        "Over the same period the number of emergency visits rose by 7%.",
+        "Over the same period the number of emergency visits fell by 7%.",
+        "How did emergency visits change?",
+        "fell",
     ),
 ]
 
@@ -137,6 +158,56 @@ def test_a_word_swapped_for_its_opposite_is_flagged_and_named(
     assert detail.text.lower() == word.lower()
     assert detail.kind is UngroundedKind.CONTRADICTED
     assert f"'{word.lower()}'" in detail.reason.lower()
+
+
+SNOW_LEOPARDS = (
+    "Adult male snow leopards weigh between 45 and 55 kilograms, while females are slightly "
+    "lighter."
+)
+INHALERS = (
+    "Inhaled corticosteroids reduce swelling in the airways. Side effects can include a hoarse "
+    "voice and oral thrush, which are less likely if you rinse your mouth after each use."
+)
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("context", "rewording", "edit", "query", "window_word"),
+    [
+        # the window names one side only; the rewording puts it after "than"
+        (
+            SNOW_LEOPARDS,
+            "Adult male snow leopards are slightly heavier than females.",
+            "Female snow leopards are slightly heavier than males.",
+            "How heavy are snow leopards?",
+            "lighter",
+        ),
+        # the opposite under a negation the window does not make
+        (
+            INHALERS,
+            "A hoarse voice and oral thrush are more likely if you do not rinse your mouth "
+            "after each use.",
+            "A hoarse voice and oral thrush are more likely if you rinse your mouth after each "
+            "use.",
+            "What side effects can inhaled corticosteroids have?",
+            "less",
+        ),
+    ],
+)
+def test_an_opposite_that_states_the_same_is_no_contradiction(
+    default_checker, task, context, rewording, edit, query, window_word
+) -> None:
+    """An opposite word turned round with its sides, or negated, says what the window says:
+    the context contradicts nothing. In QnA the new word may still weigh on the score."""
+    result = verdict(default_checker, context, rewording, query, task)
+    assert not [d for d in result.ungrounded_details if d.kind is UngroundedKind.CONTRADICTED]
+    assert not any(f"'{window_word}'" in s.reason for s in result.sentences)
+    if task == "Summarization":
+        assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+    # the same opposite without the turn is caught
+    caught = verdict(default_checker, context, edit, query, task)
+    assert caught.verdict is Verdict.NOT_GROUNDED
+    assert any(f"'{window_word}'" in d.reason for d in caught.ungrounded_details)
 
 
 CITED = [

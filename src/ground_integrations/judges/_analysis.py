@@ -120,6 +120,9 @@ class SentenceFeatures:
     negation_flip: bool = False
     #: (the sentence's word, the opposite its supporting window says instead)
     opposites: list[tuple[str, str]] = field(default_factory=list)
+    #: opposites that state the window's fact all the same: under a negation the window does
+    #: not make, or in a comparison turned round ("B is smaller than A" for "A is larger")
+    turned: list[tuple[str, str]] = field(default_factory=list)
     #: what it states differently from its window about the words they share: who did what,
     #: titles, ranks, modality, quantity (see :mod:`._structure`)
     conflicts: list[Conflict] = field(default_factory=list)
@@ -244,16 +247,17 @@ def sentence_features(
     if window is not None and window.coverage >= 0.5:
         window_texts = [s.text for s in index.sentences[window.first : window.last + 1]]
         window_text = " ".join(window_texts)
-        feats.opposites = [
-            (said, instead)
-            for said, instead in swapped_opposites(
-                tokens.words,
-                once(("window", window.first, window.last), lambda: analyse(window_text).words),
-                index.word_stems,
-            )
+        for said, instead in swapped_opposites(
+            tokens.words,
+            once(("window", window.first, window.last), lambda: analyse(window_text).words),
+            index.word_stems,
+            feats.turned,
+        ):
             # "B is smaller than A" for "A is larger than B" states the same fact
-            if not reversed_comparison(sentence, said, window_text, instead)
-        ]
+            if reversed_comparison(sentence, said, window_text, instead):
+                feats.turned.append((said, instead))
+            else:
+                feats.opposites.append((said, instead))
         for said, instead in feats.opposites:
             feats.reasons.append(f"it says '{said}' where the context says '{instead}'")
             feats.unsupported.append(said)
@@ -269,8 +273,11 @@ def sentence_features(
         # a negation one side makes and the other does not, about the same words (not merely
         # somewhere in the window: "do not exceed 4 doses" beside the dose a sentence gives)
         said_negation = any(c.check == "negation" for c in feats.conflicts)
-        if tokens.negated != window.negated and (
-            said_negation or dropped_negation(sentence, window_texts)
+        # ("more likely if you do not rinse" for "less likely if you rinse" turns it back)
+        if (
+            tokens.negated != window.negated
+            and not feats.turned
+            and (said_negation or dropped_negation(sentence, window_texts))
         ):
             feats.negation_flip = domain is Domain.MEDICAL
             if not said_negation:

@@ -293,26 +293,40 @@ def _opposite_index() -> dict[str, frozenset[str]]:
 _OPPOSITES: dict[str, frozenset[str]] | None = None
 #: How many words either side of an opposite must share a content word with the window's.
 _OPPOSITE_REACH = 3
+#: How many words either side of the window's opposite its negations are counted over.
+_DENIAL_REACH = 8
 
 
 def _near(words: Sequence[str], i: int) -> set[str]:
-    """Content stems within :data:`_OPPOSITE_REACH` words of position ``i``."""
+    """Content stems within :data:`_OPPOSITE_REACH` words of position ``i``, figures of one digit
+    included ("rose by *7*%")."""
     lo, hi = max(0, i - _OPPOSITE_REACH), i + _OPPOSITE_REACH + 1
     return {
         stem(w)
         for j, w in enumerate(words[lo:hi], lo)
-        if j != i and w not in STOPWORDS and w not in NEGATIONS and len(w) > 1
+        if j != i and w not in STOPWORDS and w not in NEGATIONS and (len(w) > 1 or w.isdigit())
     }
 
 
+def _denials(words: Sequence[str], i: int) -> int:
+    """Whether an odd number of negations stands within :data:`_DENIAL_REACH` words of ``i``."""
+    lo, hi = max(0, i - _DENIAL_REACH), i + _DENIAL_REACH + 1
+    return sum(w in NEGATIONS for w in words[lo:hi]) % 2
+
+
 def swapped_opposites(
-    words: Sequence[str], window_words: Sequence[str], context_stems: frozenset[str]
+    words: Sequence[str],
+    window_words: Sequence[str],
+    context_stems: frozenset[str],
+    negated: list[tuple[str, str]] | None = None,
 ) -> list[tuple[str, str]]:
     """Words of a sentence that its supporting window contradicts with their opposite.
 
     The word is nowhere in the context, its opposite is in the window but not in the sentence,
     and both stand next to a shared content word ("sales *decreased*" / "sales *increased*"),
-    so that an opposite used about something else does not count.
+    so that an opposite used about something else does not count. Nor does it when one side
+    negates something near it and the other does not: "more likely if you do *not* rinse" turns
+    "less likely if you rinse" round and states the same; such pairs go to ``negated``.
     """
     global _OPPOSITES
     if _OPPOSITES is None:
@@ -331,6 +345,10 @@ def swapped_opposites(
         near = _near(words, i)
         for j, o in enumerate(window_stems):
             if o in opposite and near & _near(window_words, j):
+                if _denials(window_words, j) != _denials(words, i):
+                    if negated is not None:
+                        negated.append((words[i], window_words[j]))
+                    continue
                 out.append((words[i], window_words[j]))
                 break
     return out

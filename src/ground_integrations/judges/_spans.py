@@ -11,7 +11,8 @@ spans of the answer that hold what the context lacks or contradicts, each with i
   opposite that window uses, a yes/no field of a JSON record stated the other way round, a
   negation the window does not share (only when the sentence adds nothing else the context
   lacks), or a sentence the model rejects although every one of its content words is in its best
-  window (the context talks about exactly this and the model reads it as saying otherwise);
+  window (the context talks about exactly this and the model reads it as saying otherwise),
+  unless an opposite word turns the window's fact round ("more likely if you do not rinse");
 * **unsupported**, when the sentence carries content the context lacks: words in no passage, or a
   figure the context has no counterpart for.
 
@@ -111,8 +112,12 @@ def _measured(index: ContextIndex, units: set[str]) -> set[str]:
 
 
 def _negation_flip(feats: SentenceFeatures, tokens: Tokens) -> bool:
+    """A negation the well-matched window does not share, that no opposite word turns back
+    ("more likely if you do not rinse" for "less likely if you rinse")."""
     w = feats.window
-    return w is not None and w.coverage >= MATCHED and tokens.negated != w.negated
+    return (
+        w is not None and w.coverage >= MATCHED and tokens.negated != w.negated and not feats.turned
+    )
 
 
 def sentence_kind(
@@ -137,7 +142,12 @@ def sentence_kind(
         return Kind.UNSUPPORTED
     if _negation_flip(feats, tokens):
         return Kind.CONTRADICTED
-    if support is not None and feats.window is not None and feats.values["missing_local"] == 0:
+    if (
+        support is not None
+        and feats.window is not None
+        and feats.values["missing_local"] == 0
+        and not feats.turned  # its words are the window's, but turned round: no conflict shown
+    ):
         return Kind.CONTRADICTED
     return Kind.UNSUPPORTED
 

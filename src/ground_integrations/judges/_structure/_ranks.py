@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._lexicon import (
+    OPPOSITE_PAIRS,
     ORDINALS,
     SUPERLATIVES,
 )
@@ -89,18 +90,31 @@ def ordinal_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) ->
     return out
 
 
-def _sides(toks: Sequence[Tok], k: int) -> tuple[set[str], set[str]] | None:
-    """The content words of what a comparative at ``k`` compares: before it and after its
-    "than" ("the *river* is wider than the *canal*"); None without a "than"."""
-    than = next((m for m in range(k + 1, min(len(toks), k + 4)) if toks[m].low == "than"), None)
-    if than is None:
-        return None
-    left = set()
+def _before(toks: Sequence[Tok], k: int) -> set[str]:
+    """The content words of up to eight words before ``k`` in its clause."""
+    out = set()
     for m in range(k - 1, max(-1, k - 9), -1):
         if CLAUSE_END.search(toks[m + 1].gap):
             break
         if toks[m].key:
-            left.add(toks[m].key)
+            out.add(toks[m].key)
+    return out
+
+
+def _sides(toks: Sequence[Tok], k: int, reach: int = 3) -> tuple[set[str], set[str]] | None:
+    """The content words of what a comparative at ``k`` compares: before it and after its
+    "than" ("the *river* is wider than the *canal*"); None without a "than" within ``reach``
+    words of it in the same clause ("a lower rate of type 2 diabetes than")."""
+    than = None
+    for m in range(k + 1, min(len(toks), k + 1 + reach)):
+        if CLAUSE_END.search(toks[m].gap) or toks[m].gap.strip() == ",":
+            return None
+        if toks[m].low == "than":
+            than = m
+            break
+    if than is None:
+        return None
+    left = _before(toks, k)
     right = set()
     for m in range(than + 1, min(len(toks), than + 9)):
         if CLAUSE_END.search(toks[m].gap) or toks[m].gap.strip() == ",":
@@ -117,6 +131,24 @@ def _crossed(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]])
     return crossed > kept
 
 
+#: How far after a comparative its "than" may stand when turning a comparison round is read
+#: ("a lower *rate of type 2 diabetes* than").
+_THAN_REACH = 7
+
+
+def _turned(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]]) -> bool:
+    """What each comparison puts after "than" stands before the other's comparative: the
+    sides are swapped. Read from the "than" sides, which name only what is compared; the words
+    before a comparative also hold what both sides share ("workers *sent* fewer emails"), and a
+    word on both sides of one comparison tells them apart in neither ("those who *worked
+    nights*" against "those who never *worked nights*")."""
+    mine = (mine[0] - mine[1], mine[1] - mine[0])
+    theirs = (theirs[0] - theirs[1], theirs[1] - theirs[0])
+    crossed = len(mine[1] & theirs[0]) + len(theirs[1] & mine[0])
+    kept = 2 * len(mine[1] & theirs[1])
+    return crossed > kept
+
+
 def reversed_comparison(sentence: str, said: str, window_text: str, instead: str) -> bool:
     """The sentence turns a comparison around consistently: it swaps both the two sides and the
     comparative ("B is smaller than A" for "A is larger than B"), so its opposite word states
@@ -127,8 +159,22 @@ def reversed_comparison(sentence: str, said: str, window_text: str, instead: str
     j = next((k for k, t in enumerate(w) if t.low == instead), None)
     if i is None or j is None:
         return False
-    mine, theirs = _sides(a, i), _sides(w, j)
-    return mine is not None and theirs is not None and _crossed(mine, theirs)
+    mine, theirs = _sides(a, i, _THAN_REACH), _sides(w, j, _THAN_REACH)
+    if mine is None:
+        return False
+    if theirs is None:
+        # "females are slightly lighter" for "males are heavier than females": what the
+        # sentence puts after "than" stands before the window's word, and its own side not (a
+        # word right before either comparative grades it: "slightly")
+        grades = {t.key for t in (a[i - 1 : i] + w[j - 1 : j]) if t.key}
+        before = _before(w, j) - grades
+        return len(mine[1] & before) > len((mine[0] - mine[1] - grades) & before)
+    return _turned(mine, theirs)
+
+
+#: Words that grade the word after them in a comparison ("*more* sensitive than", "a *lower*
+#: rate than"): the comparison is read with its grade.
+_GRADING = frozenset({"more", "less", "fewer"}).union(*OPPOSITE_PAIRS)
 
 
 def comparison_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
@@ -137,7 +183,8 @@ def comparison_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]])
     out = []
 
     def direction(toks: Sequence[Tok], k: int) -> str:
-        return toks[k - 1].low if k > 0 and toks[k - 1].low in ("more", "less", "fewer") else ""
+        # "a higher rate than" turned round as "a lower rate than" states the same
+        return toks[k - 1].low if k > 0 and toks[k - 1].low in _GRADING else ""
 
     compared = [i for i, tok in enumerate(toks) if tok.key and _sides(toks, i)][:MAX_ITEMS]
     for i in compared:
