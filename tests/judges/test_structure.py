@@ -87,6 +87,23 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             "Firmware updates are never installed automatically.",
             ("negation", "never installed"),
         ),
+        # a quantifier read past "of it" to the word it qualifies
+        (
+            "The project cost 310 million euros, most of it paid by the national government.",
+            "The project cost 310 million euros, all of it paid by the national government.",
+            ("quantifier", "all"),
+        ),
+        # "still" where the window says it ended: an ending verb, or "until" a past time
+        (
+            "The Mossbank coal plant stopped generating electricity in 2022.",
+            "The Mossbank coal plant still generates electricity.",
+            ("ended", "still generates"),
+        ),
+        (
+            "Reyes was coached by her father until last year.",
+            "Reyes is still coached by her father.",
+            ("ended", "still coached"),
+        ),
     ],
 )
 def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
@@ -153,6 +170,16 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
             "The committee didn't approve the new stadium plan.",
         ),
         ("The shop no longer sells tobacco.", "The shop no longer sells tobacco products."),
+        # "still" of what goes on, or of something else than what ended
+        ("The ferry continues to cross the lake daily.", "The ferry still crosses the lake."),
+        (
+            "The plant stopped generating electricity in 2022 but still employs 40 staff.",
+            "The plant still employs 40 staff.",
+        ),
+        (
+            "The offer runs until June and the shop is open until 8 p.m.",
+            "The offer still runs.",
+        ),
         (
             "The bridge is 40 metres long and 8 metres wide.",
             "The bridge is no longer than 40 metres.",
@@ -254,6 +281,13 @@ def test_a_cause_the_context_gives_is_no_conflict() -> None:
             "Passports cannot be renewed online by adults living abroad.",
             "Can I renew my passport online from abroad?",
             "cannot",
+        ),
+        (
+            "The Mossbank coal plant stopped generating electricity in 2022. The site will "
+            "become a battery storage facility.",
+            "The Mossbank coal plant still generates electricity.",
+            "Does the Mossbank plant still generate electricity?",
+            "still",
         ),
     ],
 )

@@ -29,6 +29,7 @@ from ._claims import (
     invented_causes,
     negation_conflicts,
     no_longer,
+    persisting_claims,
 )
 from ._names import names_in, role_conflicts, slot_after, title_conflicts
 from ._ranks import comparison_conflicts, ordinal_conflicts, ranks_in, reversed_comparison
@@ -68,12 +69,13 @@ def conflicts(
     ranks = bool(ranks_in(toks))
     compares = "than" in lows
     graded = bool(lows & MODAL_STRENGTH.keys() or lows & QUANTITY_STRENGTH.keys())
+    persists = "still" in lows
     negated = bool(lows & VERB_NEGATIONS) or (
         "longer" in lows and any(no_longer(toks, n) for n in range(1, len(toks)))
     )
     lowered = [text.lower() for text in window]
     hedged = any(h in text for text in lowered for h in HEDGING)
-    if not (acting or titled or ranks or compares or graded or negated or hedged):
+    if not (acting or titled or ranks or compares or graded or negated or hedged or persists):
         return causes
     win = [words_of(t) for t in window]
     if acting:
@@ -91,4 +93,6 @@ def conflicts(
         found += dropped_hedges(toks, win)
     if negated:
         found += negation_conflicts(toks, win)
+    if persists:
+        found += persisting_claims(toks, win)
     return found + causes

@@ -61,9 +61,14 @@ def graded_conflicts(
     return out
 
 
+#: What may stand between a quantifier and the word it qualifies ("all *of its* power", "most
+#: *of it* paid by").
+_QUANTIFIED = frozenset("of the its their his her our a an it them".split())
+
+
 def _attached(toks: Sequence[Tok], i: int) -> set[str]:
     """The content word a quantifier qualifies: the next, past "of the" and the like ("all of
-    its power"); none when it qualifies "other" ("all the other systems")."""
+    its power", "all of it paid"); none when it qualifies "other" ("all the other systems")."""
     for k in range(i + 1, min(len(toks), i + 4)):
         if CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
             return set()
@@ -71,7 +76,7 @@ def _attached(toks: Sequence[Tok], i: int) -> set[str]:
             return set()
         if toks[k].key:
             return {toks[k].key}
-        if toks[k].low not in ("of", "the", "its", "their", "his", "her", "our", "a", "an"):
+        if toks[k].low not in _QUANTIFIED:
             return set()
     return set()
 
@@ -251,6 +256,72 @@ def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -
                 words = " ".join(t.text for t in toks[n : k + 1])
                 out.append(Conflict(words, wt[j].text, "negation"))
                 break
+    return out
+
+
+#: After "until", what puts the end in the past: "until last year", "until recently", a year.
+_PAST_END = frozenset("last recently then".split())
+
+
+def _ended(wt: Sequence[Tok], j: int) -> str | None:
+    """The words of the window that end what its word at ``j`` states: an ending verb or "no
+    longer" just before it ("*stopped* generating", "*no longer* runs"), or "until" a past time
+    after it in its clause ("was coached by her father *until last year*")."""
+    for m in range(j - 1, max(-1, j - 3), -1):
+        if CLAUSE_END.search(wt[m + 1].gap) or wt[m + 1].gap.strip() == ",":
+            break
+        if wt[m].low in _ENDING:
+            return wt[m].text
+        if no_longer(wt, m):
+            return "no longer"
+        if wt[m].key:
+            break
+    for m in range(j + 1, min(len(wt), j + 9)):
+        if CLAUSE_END.search(wt[m].gap):
+            break
+        if wt[m].low == "until" and m + 1 < len(wt):
+            after = wt[m + 1]
+            if after.low in _PAST_END or (len(after.low) == 4 and after.low.isdigit()):
+                return f"until {after.text}"
+    return None
+
+
+def persisting_claims(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
+    """ "Still" where the window says it ended ("the plant *still* generates electricity" where it
+    stopped generating it; "she is still coached by her father" where he coached her until last
+    year): the word after "still" stands in a window sentence, ended there, with a shared
+    neighbour."""
+    out = []
+    for n, t in enumerate(toks[:-1]):
+        if t.low != "still":
+            continue
+        k = next(
+            (
+                k
+                for k in range(n + 1, min(len(toks), n + 3))
+                if toks[k].key and not HAS_DIGIT.search(toks[k].key)
+            ),
+            None,
+        )
+        if k is None or any(CLAUSE_END.search(toks[m].gap) for m in range(n + 1, k + 1)):
+            continue
+        near = neighbours(toks, k)
+        for wt in window:
+            found = next(
+                (
+                    ended
+                    for j, w in enumerate(wt[: MAX_WINDOW_ITEMS * 4])
+                    if w.key == toks[k].key
+                    and neighbours(wt, j) & near
+                    and (ended := _ended(wt, j)) is not None
+                ),
+                None,
+            )
+            if found is not None:
+                out.append(Conflict(f"still {toks[k].text}", found, "ended"))
+                break
+        if len(out) >= MAX_ITEMS:
+            break
     return out
 
 

@@ -204,6 +204,3 @@ def comparison_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]])
                 out.append(Conflict(tok.text, "the other way round", "comparison"))
                 break
     return out
-
-
-#: Verbs that negate the word after them in the context ("stopped generating").

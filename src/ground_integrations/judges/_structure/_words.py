@@ -43,7 +43,8 @@ class Conflict:
     said: str
     #: what the window says there ("Dan Ferreira", "should")
     instead: str
-    #: which check found it: ``role``, ``title``, ``ordinal``, ``modal``, ``hedge``, ``quantifier``
+    #: which check found it: ``role``, ``title``, ``ordinal``, ``comparison``, ``modal``,
+    #: ``hedge``, ``quantifier``, ``negation``, ``ended``, ``cause``
     check: str
     #: the window states otherwise (False: the sentence states more than the window, a hedge)
     contradicted: bool = True
@@ -59,6 +60,8 @@ class Conflict:
             return f"it compares with '{self.said}' the other way round from the context"
         if self.check == "negation":
             return f"it says '{self.said}' where the context says '{self.instead}'"
+        if self.check == "ended":
+            return f"it says '{self.said}' where the context says it ended ('{self.instead}')"
         if self.check == "cause":
             return f"it gives a cause the context does not ('{self.said}')"
         if self.check == "hedge":
