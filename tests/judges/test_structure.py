@@ -87,6 +87,36 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             "Firmware updates are never installed automatically.",
             ("negation", "never installed"),
         ),
+        # a negation the window makes and the sentence drops
+        (
+            "A survey of office workers by Tallis found long hours. The survey did not look at "
+            "productivity.",
+            "The Tallis survey looked at productivity.",
+            ("negation", "looked"),
+        ),
+        # "with or without" denies nothing: "cannot" contradicts it
+        (
+            "Dormelin can be taken with or without food.",
+            "Dormelin cannot be taken with food.",
+            ("negation", "cannot be taken"),
+        ),
+        (
+            "Swimming is allowed only at the two marked beaches.",
+            "Swimming is not allowed at the two marked beaches of Lake Virel.",
+            ("negation", "not allowed"),
+        ),
+        # a count the window gives otherwise, its number standing elsewhere in the window
+        (
+            "The router supports Wi-Fi 6 and has four Gigabit Ethernet ports.",
+            "The router supports Wi-Fi 6 and has six Gigabit Ethernet ports.",
+            ("count", "six"),
+        ),
+        (
+            "Children can take 250 mg every six hours. Do not give more than four doses in 24 "
+            "hours.",
+            "Do not give a child more than six doses in 24 hours.",
+            ("count", "six"),
+        ),
         # a quantifier read past "of it" to the word it qualifies
         (
             "The project cost 310 million euros, most of it paid by the national government.",
@@ -170,6 +200,34 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
             "The committee didn't approve the new stadium plan.",
         ),
         ("The shop no longer sells tobacco.", "The shop no longer sells tobacco products."),
+        # a count the window makes as a part, about the same words, or two the sentence gives
+        (
+            "Nine out of the 20 amino acids are essential.",
+            "There are nine essential amino acids.",
+        ),
+        (
+            "Most of the service's 407 sites are free; the 128 parks that charge a fee will be "
+            "free those two days.",
+            "The service is waiving fees at its 128 fee-charging sites.",
+        ),
+        (
+            "The forecast for Feb 14 is 64 degrees and partly cloudy.",
+            "Feb 14 will be partly cloudy, with a high of 64 degrees and a low of 52 degrees.",
+        ),
+        ("The shop is open from 9 AM to 5 PM.", "The shop opens at 10 AM."),
+        # a denial in other words, or a word the window also states plainly
+        (
+            "Never rub the hair back and forth with a towel.",
+            "Dry the hair with a towel, avoiding rubbing the hair back and forth.",
+        ),
+        (
+            "Some products aren't labeled with prices.",
+            "Customers noted the absence of price labels on some products.",
+        ),
+        (
+            "The club did not win the league in 2019 but won the league in 2020.",
+            "The club won the league in 2020.",
+        ),
         # "still" of what goes on, or of something else than what ended
         ("The ferry continues to cross the lake daily.", "The ferry still crosses the lake."),
         (
@@ -236,12 +294,22 @@ def test_in_medicine_a_negation_elsewhere_in_the_window_does_not_cap_a_faithful_
     assert result.verdict is Verdict.GROUNDED, result.sentences[0].reason
 
 
-def test_in_medicine_a_dropped_negation_is_contradicted() -> None:
+@pytest.mark.parametrize("domain", ["Generic", "Medical"])
+def test_a_dropped_negation_is_contradicted(domain) -> None:
     result = GroundednessChecker().check(
-        [MEDICINE], "The researchers noted that the study was randomised.", domain="Medical"
+        [MEDICINE], "The researchers noted that the study was randomised.", domain=domain
     )
     assert result.verdict is Verdict.NOT_GROUNDED
-    assert "negated there" in result.sentences[0].reason
+    assert "'not randomised'" in result.sentences[0].reason
+    assert result.sentences[0].kind is UngroundedKind.CONTRADICTED
+
+
+def test_in_medicine_a_dropped_negation_with_one_shared_word_is_contradicted() -> None:
+    """Medical reads a dropped negation more widely: one shared neighbour is enough."""
+    sentence = "According to the new report by the hospital, the study was randomised."
+    medical = GroundednessChecker().check([MEDICINE], sentence, domain="Medical")
+    assert medical.verdict is Verdict.NOT_GROUNDED
+    assert "negated there" in medical.sentences[0].reason
 
 
 GLACIER = "The Pellan Glacier has retreated by 1.8 kilometres since 1950, a survey found."
@@ -298,3 +366,28 @@ def test_a_negation_the_context_does_not_make_is_contradicted(
     assert result.verdict is Verdict.NOT_GROUNDED
     (span,) = [d for d in result.ungrounded_details if negation in d.text]
     assert span.kind is UngroundedKind.CONTRADICTED
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_count_the_context_gives_otherwise_is_contradicted(task) -> None:
+    """ "six ports" where the context has four ports and "Wi-Fi 6": the figure 6 is in the
+    context, the count is not."""
+    context = (
+        "The Solace X2 router supports Wi-Fi 6 and has four Gigabit Ethernet ports. Its "
+        "standard warranty lasts two years."
+    )
+    answer = "The Solace X2 router supports Wi-Fi 6 and has six Gigabit Ethernet ports."
+    result = GroundednessChecker().check(
+        [context], answer, query="How many Ethernet ports does the router have?", task=task
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    (span,) = [d for d in result.ungrounded_details if "six" in d.text]
+    assert span.kind is UngroundedKind.CONTRADICTED
+    assert "four" in span.reason
+    faithful = GroundednessChecker().check(
+        [context],
+        answer.replace("six", "four"),
+        query="How many Ethernet ports does the router have?",
+        task=task,
+    )
+    assert faithful.verdict is Verdict.GROUNDED

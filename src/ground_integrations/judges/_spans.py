@@ -17,11 +17,12 @@ spans of the answer that hold what the context lacks or contradicts, each with i
   figure the context has no counterpart for.
 
 Narrowing: each word at fault is marked (a figure with its unit and currency sign, a content
-word whose stem no passage has, an opposite, a flipped negation with the word it negates), and
-marked words separated by at most :data:`BRIDGE` function words form one span. The span is the
-whole sentence when nothing specific is found (a model-only rejection), when the conflict is in
-no one word (a record's field, a negation the window has), and when most of the sentence is
-content the context lacks (:data:`WHOLE_SHARE`). Offsets are code points of the answer;
+word whose stem no passage has, an opposite, a flipped negation with the word it negates, the
+word a structural check names: one the window denies), and marked words separated by at most
+:data:`BRIDGE` function words form one span. The span is the whole sentence when nothing
+specific is found (a model-only rejection), when the conflict is in no one word (a record's
+field, a negation the window has about other words), and when most of the sentence is content
+the context lacks (:data:`WHOLE_SHARE`). Offsets are code points of the answer;
 :class:`~ground_integrations.models.UngroundedDetail` adds utf8 and utf16.
 """
 

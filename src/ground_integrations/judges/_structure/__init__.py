@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from .._lexicon import NUMBER_WORDS
 from ._claims import (
     HEDGING,
     MODAL_STRENGTH,
     QUANTITY_STRENGTH,
     VERB_NEGATIONS,
+    count_conflicts,
     dropped_hedges,
     dropped_negation,
+    dropped_negations,
     graded_conflicts,
     invented_causes,
     negation_conflicts,
@@ -33,7 +36,7 @@ from ._claims import (
 )
 from ._names import names_in, role_conflicts, slot_after, title_conflicts
 from ._ranks import comparison_conflicts, ordinal_conflicts, ranks_in, reversed_comparison
-from ._words import MAX_ITEMS, TITLE_SENTENCES, Conflict, once, reading_once, words_of
+from ._words import HAS_DIGIT, MAX_ITEMS, TITLE_SENTENCES, Conflict, once, reading_once, words_of
 
 __all__ = [
     "TITLE_SENTENCES",
@@ -44,6 +47,10 @@ __all__ = [
     "reading_once",
     "reversed_comparison",
 ]
+
+
+#: What a window that denies something holds (a cheap test before reading it word by word).
+_DENYING = ("not", "n't", "never", "cannot", "no longer")
 
 
 def conflicts(
@@ -70,12 +77,25 @@ def conflicts(
     compares = "than" in lows
     graded = bool(lows & MODAL_STRENGTH.keys() or lows & QUANTITY_STRENGTH.keys())
     persists = "still" in lows
+    counted = any(HAS_DIGIT.search(t.low) or t.low in NUMBER_WORDS for t in toks)
     negated = bool(lows & VERB_NEGATIONS) or (
         "longer" in lows and any(no_longer(toks, n) for n in range(1, len(toks)))
     )
     lowered = [text.lower() for text in window]
     hedged = any(h in text for text in lowered for h in HEDGING)
-    if not (acting or titled or ranks or compares or graded or negated or hedged or persists):
+    denied = not negated and any(n in text for text in lowered for n in _DENYING)
+    if not (
+        acting
+        or titled
+        or ranks
+        or compares
+        or graded
+        or negated
+        or hedged
+        or persists
+        or denied
+        or counted
+    ):
         return causes
     win = [words_of(t) for t in window]
     if acting:
@@ -93,6 +113,10 @@ def conflicts(
         found += dropped_hedges(toks, win)
     if negated:
         found += negation_conflicts(toks, win)
+    if denied:
+        found += dropped_negations(toks, win)
     if persists:
         found += persisting_claims(toks, win)
+    if counted:
+        found += count_conflicts(toks, win)
     return found + causes

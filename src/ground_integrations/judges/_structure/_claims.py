@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+from ...text import stem
+from .._figures import canonical_number
 from .._lexicon import (
     HEDGE_WORDS,
+    HEDGES,
     NEGATIONS,
     PARTIALS,
+    UNIT_KINDS,
+    UNITS,
     UNIVERSALS,
 )
 from ._names import AUXILIARIES
@@ -167,7 +173,7 @@ def _negated_at(toks: Sequence[Tok], k: int) -> bool:
 
 #: A window sentence holding this share of a sentence's content words says the same thing:
 #: one shared neighbour of the negated word is then enough.
-SAME_SHARE = 0.75
+SAME_SHARE = 0.7
 
 
 #: After a negation these turn it into something else: "not just X but Y", "not only".
@@ -225,7 +231,7 @@ def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -
     if not said:
         return []
     out = []
-    plain = [wt for wt in window if not any(w.low in _NEGATING for w in wt)]
+    plain = [wt for wt in window if not _denies(wt)]
     keys = {t.key for t in toks if t.key}
     # a window sentence holding most of the sentence's words: one shared neighbour is enough
     enough = [
@@ -256,6 +262,153 @@ def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -
                 words = " ".join(t.text for t in toks[n : k + 1])
                 out.append(Conflict(words, wt[j].text, "negation"))
                 break
+    return out
+
+
+#: Words that deny without a negation: "avoid rubbing", "in the absence of labels".
+_DENYING_WORDS = frozenset(
+    """
+    avoid avoids avoided avoiding absence absent missing refrain refrains prevent
+    prevents prevented preventing instead rather free lacking omit omits omitted
+    """.split()
+)
+
+
+def _denies(wt: Sequence[Tok]) -> bool:
+    """A window sentence negates something ("with or without food" is no negation)."""
+    return any(
+        w.low in _NEGATING and not (w.low == "without" and j > 0 and wt[j - 1].low == "or")
+        for j, w in enumerate(wt)
+    )
+
+
+def dropped_negations(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
+    """A word the window denies that the sentence states with no negation at all, about the same
+    words ("the survey looked at productivity" where it did not look at it): as
+    :func:`negation_conflicts` reads a denial, the other way round; never when the window also
+    states the word plainly ("did not win in 2019 but won in 2020"), nor when the sentence
+    denies in other words ("*avoiding* rubbing" for "never rub", "the *absence* of labels")."""
+    if any(t.low in _NEGATING or t.low in _DENYING_WORDS for t in toks):
+        return []
+    keys = {t.key: k for k, t in enumerate(toks) if t.key}
+    if not keys:
+        return []
+    for wt in window:
+        if not _denies(wt):
+            continue
+        items = wt[: MAX_WINDOW_ITEMS * 4]
+        shared = 1 if len(keys.keys() & {w.key for w in items}) >= SAME_SHARE * len(keys) else 2
+        denied = [
+            (n - 1 if w.low == "longer" else n, j)
+            for n, w in enumerate(items)
+            if (w.low in VERB_NEGATIONS or no_longer(items, n))
+            and (j := _negated_word(items, n)) is not None
+            and _denial(items, n, j) == "verb"
+        ]
+        for n, j in denied[:MAX_ITEMS]:
+            k = keys.get(items[j].key)
+            if k is None or any(
+                w.key == items[j].key and not _negated_at(items, m)
+                for m, w in enumerate(items)
+                if m != j
+            ):
+                continue
+            if len(neighbours(toks, k) & neighbours(items, j)) >= shared:
+                words = " ".join(t.text for t in items[n : j + 1])
+                return [Conflict(toks[k].text, words, "negation")]
+    return []
+
+
+# -- counts ------------------------------------------------------------------------------
+
+
+#: Number words that count nothing on their own ("one hundred", "half of"); "one" is more
+#: often a pronoun or an article than a count ("only one date", "one of them").
+_NOT_COUNTS = frozenset("one hundred dozen half zero".split())
+#: Words after a number that measure rather than count ("43 degrees", "9 PM").
+_MEASURES = frozenset("degrees degree am pm a.m p.m percent".split())
+#: How many words after a count are read for what it counts.
+_COUNTED_REACH = 6
+
+
+@dataclass(frozen=True)
+class _Count:
+    at: int
+    value: str
+    head: str  # the last content word of up to three after it ("ports" of "four Ethernet ports")
+    words: frozenset[str]  # the content words of up to six after it, in its clause
+    partitive: bool  # "eight of them", "nine out of 20"
+
+
+def _counts(toks: Sequence[Tok]) -> list[_Count]:
+    """Every whole number below 1,000 written before the things it counts: "*four* Gigabit
+    Ethernet *ports*", "six *doses* of", "eight *of* them". A number before a unit ("40 mg",
+    "43 degrees") is the figure check's, a time, a year or a percentage no count."""
+    out = []
+    for i, t in enumerate(toks[:-1]):
+        if t.low in _NOT_COUNTS or t.gap.strip() not in ("", ","):
+            continue  # "11:00", "$5", "one hundred"
+        value = canonical_number(t.low)
+        if value is None or not value.isdigit() or int(value) >= 1000:
+            continue
+        after = toks[i + 1]
+        if (
+            after.gap.strip()
+            or after.low in UNITS
+            or after.low in UNIT_KINDS
+            or after.low in _MEASURES
+            or canonical_number(after.low) is not None
+        ):
+            continue  # "5% of", "40 mg", "3-1", "four hundred"
+        if i > 0 and HEDGES.get(toks[i - 1].low) == "about":
+            continue  # "about 500": the figure check reads approximations
+        head = ""  # the run of content words right after it, up to three
+        for k in range(i + 1, min(len(toks), i + 4)):
+            if k > i + 1 and (
+                CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() not in ("", "-")
+            ):
+                break
+            if not toks[k].key or HAS_DIGIT.search(toks[k].key):
+                break
+            head = toks[k].key
+        words: set[str] = set()  # and the content words after it, up to the next number
+        for k in range(i + 1, min(len(toks), i + 1 + _COUNTED_REACH)):
+            if k > i + 1 and CLAUSE_END.search(toks[k].gap):
+                break
+            if canonical_number(toks[k].low) is not None:
+                break
+            if toks[k].key:
+                # "fee-charging" shares "fee" and "charge" with "parks that charge a fee"
+                words.update(stem(part) for part in toks[k].low.split("-") if part)
+        out.append(_Count(i, value, head, frozenset(words), after.low in ("of", "out")))
+    return out
+
+
+def count_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
+    """A number of things the window counts otherwise, where the number itself stands elsewhere
+    in the window ("six Gigabit Ethernet ports" where it has four ports and Wi-Fi 6; "more than
+    six doses" where it says four doses and every six hours): the window counts the same head
+    word with another number, and never with the sentence's. Not when the sentence counts that
+    word twice itself ("a high of 64 degrees and a low of 52"), nor when the window counts the
+    sentence's number as a part ("eight of them") or about the same words ("the 128 parks that
+    charge a fee" for "its 128 fee-charging sites")."""
+    mine = [c for c in _counts(toks) if c.head][:MAX_ITEMS]
+    if not mine:
+        return []
+    theirs = [(wt[c.at].text, c) for wt in window for c in _counts(wt)][:MAX_WINDOW_ITEMS]
+    out = []
+    for count in mine:
+        if any(c.head == count.head and c.value != count.value for c in mine):
+            continue
+        other = [(text, c) for text, c in theirs if c.head == count.head]
+        if not other or any(c.value == count.value for _, c in other):
+            continue
+        if any(
+            c.value == count.value and (c.partitive or (c.head and c.words & count.words))
+            for _, c in theirs
+        ):
+            continue
+        out.append(Conflict(toks[count.at].text, other[0][0], "count"))
     return out
 
 

@@ -44,7 +44,7 @@ class Conflict:
     #: what the window says there ("Dan Ferreira", "should")
     instead: str
     #: which check found it: ``role``, ``title``, ``ordinal``, ``comparison``, ``modal``,
-    #: ``hedge``, ``quantifier``, ``negation``, ``ended``, ``cause``
+    #: ``hedge``, ``quantifier``, ``negation``, ``ended``, ``count``, ``cause``
     check: str
     #: the window states otherwise (False: the sentence states more than the window, a hedge)
     contradicted: bool = True
@@ -60,6 +60,8 @@ class Conflict:
             return f"it compares with '{self.said}' the other way round from the context"
         if self.check == "negation":
             return f"it says '{self.said}' where the context says '{self.instead}'"
+        if self.check == "count":
+            return f"it counts {self.said} where the context counts {self.instead}"
         if self.check == "ended":
             return f"it says '{self.said}' where the context says it ended ('{self.instead}')"
         if self.check == "cause":
