@@ -43,6 +43,7 @@ from ._framing import is_courtesy as is_courtesy
 from ._framing import is_lead_in as is_lead_in
 from ._framing import is_question
 from ._framing import mask_attribution as mask_attribution
+from ._hours import hours_conflicts, mask_hours
 from ._index import ContextIndex, index_context
 from ._index import ContextSentence as ContextSentence
 from ._lexicon import FIRST_PERSON, MEDICAL_CRITICAL, NEGATIONS, STOPWORDS, TITLES, UNITS
@@ -128,6 +129,8 @@ class SentenceFeatures:
     conflicts: list[Conflict] = field(default_factory=list)
     #: yes/no fields of a JSON record that the sentence states the opposite of
     field_conflicts: list[str] = field(default_factory=list)
+    #: (the sentence's time or day, what the record's opening hours give instead)
+    hours_conflicts: list[tuple[str, str]] = field(default_factory=list)
     #: the sentence only introduces what follows ("Here is a summary in 80 words:")
     lead_in: bool = False
     #: the sentence is a courtesy to the reader ("I hope this helps!")
@@ -143,6 +146,13 @@ def sentence_features(
     """Compute the features of one answer sentence against an indexed context (an opening
     attribution, :func:`._framing.mask_attribution`, is left out)."""
     sentence = mask_attribution(sentence)
+    # opening hours are read against the record's (a JSON "hours" field): a time it gives on
+    # none of the days the sentence names is a conflict; times it agrees with are no figures
+    timed: list[tuple[str, str]] = []
+    if index.hours is not None:
+        timed = hours_conflicts(sentence, index.hours)
+        if not timed:
+            sentence = mask_hours(sentence, index.hours)
     # a bracketed number cites a passage only if there is one of that number
     cited = max((s.passage for s in index.sentences), default=-1) + 1 if "[" in sentence else None
     tokens = analyse(sentence, cited)
@@ -286,6 +296,10 @@ def sentence_features(
         feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS)
         for name in feats.field_conflicts:
             feats.reasons.append(f"the record's field '{name}' says the opposite")
+    if timed:
+        feats.hours_conflicts = timed
+        for said, instead in feats.hours_conflicts:
+            feats.reasons.append(f"it says '{said}' where the record's hours give {instead}")
     if v["first_person"] > 0 and not feats.reasons:
         feats.reasons.append(
             "it states a personal opinion or experience, not a fact from the context"
@@ -314,7 +328,7 @@ def cap(score: float, feats: SentenceFeatures) -> float:
         return min(score, MEDICAL_CAP)
     if feats.figure_mismatch:
         return min(score, FIGURE_CAP)
-    if feats.opposites or feats.conflicts:
+    if feats.opposites or feats.conflicts or feats.hours_conflicts:
         return min(score, OPPOSITE_CAP)
     if feats.negation_flip:
         return min(score, NEGATION_CAP)

@@ -14,6 +14,7 @@ from functools import cached_property
 from ..deadline import checkpoint
 from ..text import split_sentences, stem
 from ._figures import figures_of
+from ._hours import Hours, passage_hours
 from ._records import is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
 from ._tokens import analyse, quantities_of
@@ -48,6 +49,8 @@ class ContextIndex:
     postings: dict[str, list[int]]
     #: yes/no fields of JSON-record passages (see ``_records.yes_no_fields``)
     fields: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
+    #: the opening hours of the first JSON-record passage that has them (see ``_hours``)
+    hours: Hours | None = None
 
     @cached_property
     def arrays(self) -> PostingArrays:
@@ -91,10 +94,12 @@ def index_context(context: Sequence[str]) -> ContextIndex:
     postings: dict[str, list[int]] = {}
     surface: dict[str, str] = {}
     fields: list[tuple[tuple[str, ...], bool]] = []
+    hours: Hours | None = None
     for p, passage in enumerate(context):
         record = is_record(passage)
         if record:
             fields.extend(yes_no_fields(passage))
+            hours = hours or passage_hours(passage)
         units = record_units(passage) if record else split_sentences(passage)
         for span in units:
             checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here
@@ -133,4 +138,5 @@ def index_context(context: Sequence[str]) -> ContextIndex:
         surface=surface,
         postings=postings,
         fields=fields,
+        hours=hours,
     )

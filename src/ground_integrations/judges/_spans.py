@@ -28,6 +28,7 @@ the context lacks (:data:`WHOLE_SHARE`). Offsets are code points of the answer;
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ from ..text import Span, fold, stem, word_spans
 from ._analysis import SentenceFeatures
 from ._figures import figures_of
 from ._framing import mask_attribution
+from ._hours import mask_hours
 from ._index import ContextIndex
 from ._lexicon import NEGATIONS, STOPWORDS, UNITS
 from ._tokens import Tokens, analyse
@@ -133,7 +135,13 @@ def sentence_kind(
     attribution masked); ``missing``: it has a content word no passage (nor the query) has;
     ``support``: the model's support for it, when the model scored it; ``figure_conflict``: a
     figure of it conflicts with one the context gives in the same unit."""
-    if figure_conflict or _figure_conflict(feats) or feats.opposites or feats.field_conflicts:
+    if (
+        figure_conflict
+        or _figure_conflict(feats)
+        or feats.opposites
+        or feats.field_conflicts
+        or feats.hours_conflicts
+    ):
         return Kind.CONTRADICTED
     if any(c.contradicted for c in feats.conflicts):
         return Kind.CONTRADICTED
@@ -221,6 +229,11 @@ def ungrounded_spans(
     return reading.kind, spans
 
 
+def _found(text: str, said: str) -> list[re.Match[str]]:
+    """Where ``said`` stands in ``text`` as whole words."""
+    return list(re.finditer(rf"(?<!\w){re.escape(said)}(?!\w)", text))
+
+
 def _read(
     sentence: str,
     feats: SentenceFeatures,
@@ -229,7 +242,9 @@ def _read(
     support: float | None,
 ) -> _Reading:
     """Mark the words of ``sentence`` at fault (see the module's docstring)."""
-    masked = mask_markers(mask_attribution(sentence))  # both keep the length
+    masked = mask_markers(mask_attribution(sentence))  # all three keep the length
+    if index.hours is not None and not feats.hours_conflicts:
+        masked = mask_hours(masked, index.hours)
     tokens = analyse(masked)
     words = word_spans(masked)
     folded = [UNITS.get(fold(w.text), fold(w.text)) for w in words]
@@ -242,6 +257,10 @@ def _read(
         for w in c.words
     }
     field_stems = {s for name in feats.field_conflicts for s in name.split()}
+    # the words of a time or a day the record's hours contradict ("10:00 PM", "every day")
+    timed = [
+        (m.start(), m.end()) for said, _ in feats.hours_conflicts for m in _found(masked, said)
+    ]
     figures = _bad_figures(masked, words, folded, feats, index)
     figure_conflict = any(figures.values())
     marks: list[_Mark] = []
@@ -249,7 +268,9 @@ def _read(
     content = 0
     for i, word in enumerate(folded):
         content += word not in STOPWORDS and word not in NEGATIONS
-        if i in figures:
+        if any(a <= words[i].start < b for a, b in timed):
+            marks.append(_Mark(i, Kind.CONTRADICTED))
+        elif i in figures:
             kind = Kind.CONTRADICTED if figures[i] else Kind.UNSUPPORTED
             marks.append(_Mark(i, kind, figure=True))
         elif word in opposites:
