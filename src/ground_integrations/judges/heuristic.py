@@ -282,12 +282,27 @@ class HeuristicJudge(Judge):
                 reason = "supported by the context" + (
                     f" (passage {evidence[0].passage})" if evidence else ""
                 )
+            elif feats.reasons:
+                reason = "; ".join(feats.reasons)
+            elif (
+                (support or {}).get(i) is not None
+                and feats.window is not None
+                and feats.values["missing_local"] == 0
+            ):
+                # every content word is in its best passage: the model reads them otherwise
+                reason = "its words are the context's, but the model reads it as saying otherwise"
             else:
-                reason = (
-                    "; ".join(feats.reasons) or "weakly supported: little overlap with the context"
-                )
-                if notes and notes[i]:
-                    reason = f"{reason} ({notes[i]})"
+                reason = "weakly supported: little overlap with the context"
+            if (
+                verdict is not Verdict.GROUNDED
+                and feats.checkable
+                and not feats.lead_in
+                and not feats.courtesy
+                and not feats.values["opens_with_question"]
+                and notes
+                and notes[i]
+            ):
+                reason = f"{reason} ({notes[i]})"
             kind: UngroundedKind | None = None
             details: list[UngroundedDetail] = []
             if verdict is not Verdict.GROUNDED:
