@@ -8,6 +8,8 @@ retrained model may change a test's outcome; everything else is pinned to a fixe
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ground_integrations import GroundednessChecker, UngroundedKind, Verdict
@@ -288,6 +290,26 @@ def test_a_json_record_is_read_field_by_field(default_checker, task) -> None:
     )
     _, _, feats = default_checker.judge.heuristic.analyse(request)
     assert feats[0].field_conflicts == ["outdoor seat"]
+
+
+@pytest.mark.parametrize(
+    ("value", "answer", "conflict"),
+    [
+        ("no", "Finch & Fork offers free WiFi.", True),
+        ("no", "Finch & Fork does not offer WiFi.", False),
+        ("free", "Finch & Fork offers free WiFi.", False),
+        ("free", "Finch & Fork has no WiFi.", True),
+    ],
+)
+def test_a_yes_or_no_written_as_a_word_is_a_yes_no_field(
+    default_checker, value, answer, conflict
+) -> None:
+    """``"WiFi": "no"`` says there is no WiFi, as ``false`` would; "free" and "paid" say there
+    is."""
+    record = json.dumps({"name": "Finch & Fork", "attributes": {"WiFi": value}})
+    request = default_checker.build_request([record], answer, None, task="Summarization")
+    _, _, feats = default_checker.judge.heuristic.analyse(request)
+    assert (feats[0].field_conflicts == ["wi fi"]) is conflict, feats[0].field_conflicts
 
 
 def test_chinese_and_japanese_are_read_character_by_character(default_checker) -> None:

@@ -153,10 +153,15 @@ _FILLER = frozenset({"restaurants", "restaurant", "business", "good", "for", "ha
 _NEGATION_REACH = 6
 
 
+#: String values that say yes or no ("WiFi": "no" is no WiFi, "free" and "paid" are WiFi).
+_WORD_VALUES = {"no": False, "none": False, "yes": True, "free": True, "paid": True}
+
+
 def yes_no_fields(passage: str) -> list[tuple[tuple[str, ...], bool]]:
     """The record's yes/no fields as (stems naming the field, value).
 
-    ``{"OutdoorSeating": false}`` gives ``(("outdoor", "seat"), False)``. A field inside a
+    ``{"OutdoorSeating": false}`` gives ``(("outdoor", "seat"), False)``; a yes or no written as a
+    word counts too (``{"WiFi": "no"}`` gives ``(("wi", "fi", "+wifi"), False)``). A field inside a
     parking group also needs the word "parking" ("valet" alone may be a job title). A name of
     several words is also found written as one ("take out" as "takeout" or "take-out").
     """
@@ -164,6 +169,9 @@ def yes_no_fields(passage: str) -> list[tuple[tuple[str, ...], bool]]:
 
     out: list[tuple[tuple[str, ...], bool]] = []
     for path, leaf in _leaves(json.loads(passage), ()):
+        if isinstance(leaf, str):
+            # a yes/no written as a word ("WiFi": "no", "free", "paid")
+            leaf = _WORD_VALUES.get(leaf.strip().strip("'\"").lower().removeprefix("u'"), leaf)
         if not isinstance(leaf, bool) or not path:
             continue
         words = [fold(w) for w in _words(path[-1]).split() if fold(w) not in _FILLER]
