@@ -25,14 +25,15 @@ from typing import Any
 __all__ = ["Hours", "hours_conflicts", "mask_hours", "passage_hours", "record_hours"]
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_DAY_NAMES: dict[str, int] = {}
-for _i, _d in enumerate(_DAYS):
-    for _form in {_d, _d + "s", _d[:3], _d[:3] + "."}:
-        _DAY_NAMES[_form] = _i
-_DAY_NAMES.update({"tue": 1, "tues": 1, "thu": 3, "thur": 3, "thurs": 3})
-# words before they are days: "sat down", "the sun", "they wed", "mon" in other languages
-for _word in ("mon", "mon.", "wed", "wed.", "sat", "sat.", "sun", "sun."):
-    _DAY_NAMES.pop(_word, None)
+#: Each day, its plural, and the short forms that are no other word ("sat", "sun", "wed" and
+#: "mon" are left out: "sat down", "the sun").
+_DAY_NAMES: dict[str, int] = {
+    **{d: i for i, d in enumerate(_DAYS)},
+    **{d + "s": i for i, d in enumerate(_DAYS)},
+    **dict.fromkeys(("tue", "tue.", "tues"), 1),
+    **dict.fromkeys(("thu", "thu.", "thur", "thurs"), 3),
+    **dict.fromkeys(("fri", "fri."), 4),
+}
 _GROUPS = {
     "weekdays": tuple(range(5)),
     "weekday": tuple(range(5)),

@@ -5,6 +5,7 @@ units, the yes/no fields of JSON records), built once per context by :func:`inde
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -14,7 +15,7 @@ from functools import cached_property
 from ..deadline import checkpoint
 from ..text import split_sentences, stem
 from ._figures import figures_of
-from ._hours import Hours, passage_hours
+from ._hours import Hours, record_hours
 from ._records import is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
 from ._tokens import analyse, quantities_of
@@ -98,8 +99,9 @@ def index_context(context: Sequence[str]) -> ContextIndex:
     for p, passage in enumerate(context):
         record = is_record(passage)
         if record:
-            fields.extend(yes_no_fields(passage))
-            hours = hours or passage_hours(passage)
+            value = json.loads(passage)  # once, for its fields and its hours
+            fields.extend(yes_no_fields(value))
+            hours = hours or record_hours(value)
         units = record_units(passage) if record else split_sentences(passage)
         for span in units:
             checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here

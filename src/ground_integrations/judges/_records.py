@@ -157,8 +157,8 @@ _NEGATION_REACH = 6
 _WORD_VALUES = {"no": False, "none": False, "yes": True, "free": True, "paid": True}
 
 
-def yes_no_fields(passage: str) -> list[tuple[tuple[str, ...], bool]]:
-    """The record's yes/no fields as (stems naming the field, value).
+def yes_no_fields(record: Any) -> list[tuple[tuple[str, ...], bool]]:
+    """The yes/no fields of a parsed JSON record as (stems naming the field, value).
 
     ``{"OutdoorSeating": false}`` gives ``(("outdoor", "seat"), False)``; a yes or no written as a
     word counts too (``{"WiFi": "no"}`` gives ``(("wi", "fi", "+wifi"), False)``). A field inside a
@@ -168,7 +168,7 @@ def yes_no_fields(passage: str) -> list[tuple[tuple[str, ...], bool]]:
     from ..text import fold, stem
 
     out: list[tuple[tuple[str, ...], bool]] = []
-    for path, leaf in _leaves(json.loads(passage), ()):
+    for path, leaf in _leaves(record, ()):
         if isinstance(leaf, str):
             # a yes/no written as a word ("WiFi": "no", "free", "paid")
             leaf = _WORD_VALUES.get(leaf.strip().strip("'\"").lower().removeprefix("u'"), leaf)

@@ -282,27 +282,8 @@ class HeuristicJudge(Judge):
                 reason = "supported by the context" + (
                     f" (passage {evidence[0].passage})" if evidence else ""
                 )
-            elif feats.reasons:
-                reason = "; ".join(feats.reasons)
-            elif (
-                (support or {}).get(i) is not None
-                and feats.window is not None
-                and feats.values["missing_local"] == 0
-            ):
-                # every content word is in its best passage: the model reads them otherwise
-                reason = "its words are the context's, but the model reads it as saying otherwise"
             else:
-                reason = "weakly supported: little overlap with the context"
-            if (
-                verdict is not Verdict.GROUNDED
-                and feats.checkable
-                and not feats.lead_in
-                and not feats.courtesy
-                and not feats.values["opens_with_question"]
-                and notes
-                and notes[i]
-            ):
-                reason = f"{reason} ({notes[i]})"
+                reason = _flagged_reason(feats, (support or {}).get(i), notes[i] if notes else None)
             kind: UngroundedKind | None = None
             details: list[UngroundedDetail] = []
             if verdict is not Verdict.GROUNDED:
@@ -332,3 +313,16 @@ class HeuristicJudge(Judge):
                 )
             )
         return Judgement(score=overall, sentences=sentences)
+
+
+def _flagged_reason(feats: SentenceFeatures, support: float | None, note: str | None) -> str:
+    """Why a checkable sentence is not grounded: what its checks found; else, when every content
+    word is in its best passage and the model scored it, that the model reads it otherwise;
+    else weak overlap. ``note``: the judge's note on it (the model's support), appended."""
+    if feats.reasons:
+        reason = "; ".join(feats.reasons)
+    elif support is not None and feats.window is not None and feats.values["missing_local"] == 0:
+        reason = "its words are the context's, but the model reads it as saying otherwise"
+    else:
+        reason = "weakly supported: little overlap with the context"
+    return f"{reason} ({note})" if note else reason
