@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from ground_integrations import GroundednessChecker
+from ground_integrations.judges._checks import written_as_context
 from ground_integrations.judges.cross_encoder import CrossEncoderJudge, top_windows
 
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -97,12 +98,14 @@ def model_supports(
             )
             index, spans, feats = judge.heuristic.analyse(request)
             best: list[dict] = []
-            for span in (s for s, f in zip(spans, feats) if f.checkable):
+            for span, f in ((s, f) for s, f in zip(spans, feats) if f.checkable):
+                # the claim as the judge gives it to the model (figures written the context's way)
+                claim = written_as_context(span.text, f.as_context)
                 pairs: list[tuple[str, str]] = []
                 owners: list[str] = []
                 for width, count in specs:
                     for window in top_windows(index, span.text, count, width) or [""]:
-                        pairs.append((window, span.text))
+                        pairs.append((window, claim))
                         owners.append(f"{width}x{count}")
                 pair_key = hashlib.sha1(json.dumps([pairs, owners]).encode()).hexdigest()
                 if pair_key not in cache:

@@ -523,17 +523,9 @@ CHANGED_FIGURES = [
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize("answer", SAME_FIGURES)
-def test_a_figure_written_another_way_is_the_same_figure(task, answer, judge, request) -> None:
-    if judge == "default" and task == "QnA" and "55 were" in answer:
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="known miss: the figure check matches 55 to 'fifty-five', but the QnA "
-                "profile now asks the model over a wider band (0.2-0.8) and the model does not "
-                "read 'fifty-five' as 55 (support 0.19; 0.92 when the claim writes the figure as "
-                "the context does: branch figure-surface, not shipped); docs/model_card.md",
-            )
-        )
+def test_a_figure_written_another_way_is_the_same_figure(task, answer, judge) -> None:
+    # the model reads the claim with the figures the figure check matched written the
+    # context's way ("55" as "fifty-five": support 0.19 as written, 0.92 rewritten)
     result = verdict(checker_for(judge), PASSENGERS, answer, "What happened?", task)
     assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
 
@@ -562,19 +554,41 @@ def test_a_hedged_figure_is_exact_in_the_medical_domain() -> None:
     ("answer", "grounded"),
     [
         ("The trial enrolled more than 3,000 nurses.", True),
-        ("The trial enrolled about 3,000 nurses.", False),  # an approximation stays exact
+        ("The trial enrolled about 3,000 nurses.", False),  # 12% off: too loose
+        ("Each nurse took about 300 mg a day.", False),  # a dose is never approximated
         ("The trial enrolled fewer than 3,000 nurses.", False),  # the wrong side
         ("The trial enrolled more than 4,000 nurses.", False),  # not 3,400 rounded
         ("Each nurse took more than 300 mg a day.", False),  # a dose stays exact
     ],
 )
 def test_a_bound_on_a_count_holds_in_the_medical_domain(answer, grounded) -> None:
-    """In the Medical domain a bound the context's count implies is kept; an approximation, or
-    a hedge on a quantity with a unit, stays exact."""
+    """In the Medical domain a bound the context's count implies is kept, and "about" a count
+    within a few per cent of it; a looser approximation, or a hedge on a quantity with a unit,
+    stays exact."""
     checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
     context = ["The trial enrolled 3,400 nurses. Each nurse took 340 mg a day."]
     result = checker.check(context, answer, domain="Medical")
     assert (result.verdict is Verdict.GROUNDED) is grounded, [s.reason for s in result.sentences]
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_about_a_count_holds_in_the_medical_domain_when_close(task) -> None:
+    """ "About 1,200 adults" for 1,240 (3% off) is the count rounded; not a looser one."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    context = ["A trial of 1,240 adults found that a daily 20-minute walk lowered fasting glucose."]
+    query = "How many adults were in the trial?" if task == "QnA" else None
+
+    def verdict(answer: str) -> Verdict:
+        return checker.check(context, answer, query, task=task, domain="Medical").verdict
+
+    assert (
+        verdict("A trial of about 1,200 adults found that a daily walk lowered fasting glucose.")
+        is Verdict.GROUNDED
+    )
+    loose = "A trial of about 1,000 adults found that a daily walk lowered fasting glucose."
+    assert verdict(loose) is not Verdict.GROUNDED  # 19% off
+    wrong = "A trial of about 1,300 adults found that a daily walk lowered fasting glucose."
+    assert verdict(wrong) is not Verdict.GROUNDED  # not 1,240 rounded
 
 
 def test_a_hedged_figure_is_near_and_on_the_hedged_side() -> None:
@@ -691,11 +705,6 @@ FIGURE_FORM_MISSES = {
         "over one passage the lexical stage (word pairs) and the model (support 0.41) do not; "
         "grounded in Summarization and among retrieved passages"
     ),
-    ("A ticket to the museum costs 5 pounds.", "QnA", "one passage"): (
-        "known miss: the figure check reads '5 pounds' as '£5', but in QnA over one passage "
-        "'pounds' is a word the context lacks and the model's support is 0.04; grounded in "
-        "Summarization and among retrieved passages"
-    ),
 }
 
 
@@ -761,14 +770,21 @@ def test_a_converted_figure_is_no_figure_contradiction(task, context, answer) ->
         assert feats[0].figure_mismatch is flagged, (domain, feats[0].reasons)
 
 
-def test_a_hedged_scaled_figure_is_exact_in_the_medical_domain() -> None:
+@pytest.mark.parametrize(
+    ("enrolled", "medical_grounded"), [("4,012,550", True), ("4,412,550", False)]
+)
+def test_a_hedged_scaled_figure_is_close_in_the_medical_domain(enrolled, medical_grounded) -> None:
+    """ "About 4 million" stands for 4,412,550 in the Generic domain (rounded to its millions);
+    in the Medical domain only for a count within a few per cent (4,012,550)."""
     checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
-    context = ["The trial enrolled 4,012,550 patients."]
+    context = [f"The trial enrolled {enrolled} patients."]
     answer = "The trial enrolled about 4 million patients."
     assert checker.check(context, answer).verdict is Verdict.GROUNDED
     medical = checker.check(context, answer, domain="Medical")
-    assert medical.verdict is Verdict.NOT_GROUNDED
-    assert "the figure 4 million does not appear" in medical.ungrounded_details[0].reason.lower()
+    assert (medical.verdict is Verdict.GROUNDED) is medical_grounded
+    if not medical_grounded:
+        reason = medical.ungrounded_details[0].reason.lower()
+        assert "the figure 4 million does not appear" in reason
 
 
 # One-fact edits and faithful rewordings, in both tasks. The figure cases (scale

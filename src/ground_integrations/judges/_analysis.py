@@ -18,6 +18,7 @@ The names the parts define are re-exported here, where the judges and scripts im
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -25,13 +26,13 @@ from ..deadline import checkpoint
 from ..models import Domain
 from ..text import Span, base_form, fold, split_sentences, stem, word_spans
 from ._checks import approximates as approximates
+from ._checks import as_context_writes, swapped_opposites
 from ._checks import closest_figure as closest_figure
 from ._checks import converted as converted
 from ._checks import converts as converts
 from ._checks import figure_problems as figure_problems
 from ._checks import figure_reach as figure_reach
 from ._checks import rounds_to as rounds_to
-from ._checks import swapped_opposites
 from ._checks import units_agree as units_agree
 from ._checks import units_conflict as units_conflict
 from ._figures import Figure, Reading, read_figures
@@ -46,7 +47,15 @@ from ._framing import mask_attribution as mask_attribution
 from ._hours import hours_conflicts, mask_hours
 from ._index import ContextIndex, index_context
 from ._index import ContextSentence as ContextSentence
-from ._lexicon import FIRST_PERSON, MEDICAL_CRITICAL, NEGATIONS, STOPWORDS, TITLES, UNITS
+from ._lexicon import (
+    FIRST_PERSON,
+    FREQUENCY_PERIODS,
+    MEDICAL_CRITICAL,
+    NEGATIONS,
+    STOPWORDS,
+    TITLES,
+    UNITS,
+)
 from ._records import field_conflicts
 from ._search import FigureValues
 from ._structure import (
@@ -131,6 +140,9 @@ class SentenceFeatures:
     field_conflicts: list[str] = field(default_factory=list)
     #: (the sentence's time or day, what the record's opening hours give instead)
     hours_conflicts: list[tuple[str, str]] = field(default_factory=list)
+    #: (the sentence's figure, as the context writes it): what the model reads instead, once
+    #: the figure check has matched them ("55" -> "fifty-five"; see ``as_context_writes``)
+    as_context: list[tuple[str, str]] = field(default_factory=list)
     #: the sentence only introduces what follows ("Here is a summary in 80 words:")
     lead_in: bool = False
     #: the sentence is a courtesy to the reader ("I hope this helps!")
@@ -138,6 +150,31 @@ class SentenceFeatures:
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
+
+
+def _per_period(index: ContextIndex, window: Window, word: str) -> bool:
+    """The window says the frequency ``word`` in other words: "a day" for "daily"."""
+    period = FREQUENCY_PERIODS.get(word)
+    if period is None:
+        return False
+    text = " ".join(s.text for s in index.sentences[window.first : window.last + 1])
+    return re.search(rf"\b(?:a|per|each|every|once|twice)\s+{period}\b", text, re.I) is not None
+
+
+def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | None) -> set[int]:
+    """Where ``tokens`` writes the unit of a figure in words the context (or query) measures in,
+    whatever words it uses ("per cent" where the context writes "%"): part of the figure, which
+    the figure check compares, and no content word of their own. So is a frequency the context
+    says in other words: "daily" where it says "a day"."""
+    out = {
+        k
+        for k, w in enumerate(tokens.words)
+        if w in FREQUENCY_PERIODS and FREQUENCY_PERIODS[w] in index.words
+    }
+    if tokens.unit_words:
+        written = index.quantities.unit_set | (given.quantities.unit_set if given else frozenset())
+        out.update(k for k, unit in tokens.unit_words.items() if unit in written)
+    return out
 
 
 def sentence_features(
@@ -161,11 +198,17 @@ def sentence_features(
     stems = [s for s in dict.fromkeys(tokens.stems) if s not in given_stems]
     feats = SentenceFeatures()
     v = feats.values
-    # a figure's scale words are part of the figure ("million" in "4 million"), not content
+    # a figure's scale words are part of the figure ("million" in "4 million"), not content;
+    # so are its unit words when the context measures in that unit ("per cent" for "18%"):
+    # the figure check compares the unit
+    units = measured_unit_words(tokens, index, given)
+    if units:
+        unit_stems = {stem(tokens.words[k]) for k in units}
+        stems = [s for s in stems if s not in unit_stems]
     content = [
         w
         for k, w in enumerate(tokens.words)
-        if w not in STOPWORDS and w not in NEGATIONS and k not in tokens.parts
+        if w not in STOPWORDS and w not in NEGATIONS and k not in tokens.parts and k not in units
     ]
     if not content:
         feats.checkable = False
@@ -221,9 +264,15 @@ def sentence_features(
     medical = domain is Domain.MEDICAL
     # only the figures near each figure can support it (figure_reach): found by bisection
     pool = FigureValues(window.figures) if (medical and window) else index.figure_values
+    found: list[tuple[Figure, Reading, str]] = []
     bad_figures = figure_problems(
-        tokens.stated, tokens.hedged, pool, given, index.quantities, exact=medical
+        tokens.stated, tokens.hedged, pool, given, index.quantities, exact=medical, found=found
     )
+    if found:
+        given_surface = given.surface if given is not None else {}
+        feats.as_context = as_context_writes(
+            sentence, found, lambda key: index.surface.get(key) or given_surface.get(key)
+        )
     if bad_figures:
         feats.figure_mismatch = True
         v["figures"] = min(1.0, len(bad_figures) / 2 + 0.5)
@@ -237,7 +286,13 @@ def sentence_features(
     if medical:
         local_words = window.words if window else frozenset()
         critical = [w for w in dict.fromkeys(tokens.words) if w in MEDICAL_CRITICAL]
-        bad_terms = [w for w in critical if w not in local_words and w not in given_words]
+        bad_terms = [
+            w
+            for w in critical
+            if w not in local_words
+            and w not in given_words
+            and not (window is not None and _per_period(index, window, w))
+        ]
         if bad_terms:
             feats.reasons.append(
                 "medical domain: "

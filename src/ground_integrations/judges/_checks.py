@@ -5,6 +5,7 @@ word its supporting window says the opposite of (:func:`swapped_opposites`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from functools import lru_cache
@@ -13,6 +14,7 @@ from ..text import stem
 from ._figures import EXACT, Figure, Reading, scaled, unit_kinds
 from ._lexicon import (
     AMBIGUOUS_UNITS,
+    HEDGES,
     NEGATIONS,
     OPPOSITE_PAIRS,
     STOPWORDS,
@@ -24,6 +26,7 @@ from ._tokens import Tokens
 
 __all__ = [
     "approximates",
+    "as_context_writes",
     "closest_figure",
     "converted",
     "converts",
@@ -33,6 +36,7 @@ __all__ = [
     "swapped_opposites",
     "units_agree",
     "units_conflict",
+    "written_as_context",
 ]
 
 
@@ -204,6 +208,67 @@ def _supports(reading: Reading, figure: str, hedge: str | None, exact: bool = Fa
     return same or (hedge is not None and approximates(reading.value, figure, hedge))
 
 
+#: A hedge right before a figure ("just over", "more than", "about"), with a softener.
+_HEDGE_BEFORE = re.compile(
+    r"(?:\b(?:just|well|a little|slightly|an)\s+)?\b(?:"
+    + "|".join(sorted((re.escape(h).replace(r"\ ", r"\s+") for h in HEDGES), key=len, reverse=True))
+    + r")\s+$",
+    re.IGNORECASE,
+)
+
+
+def as_context_writes(
+    sentence: str,
+    found: Sequence[tuple[Figure, Reading, str]],
+    surface: Callable[[str], str | None],
+) -> list[tuple[str, str]]:
+    """How to write a sentence's supported figures the way the context writes them: (the
+    sentence's text, the context's) for each figure ``found`` by :func:`figure_problems` that
+    the context writes otherwise ("55" -> "fifty-five", "$95M" -> "$95 million"). A figure the
+    context gives rounded after a hedge loses the hedge ("just over €300 million" -> "€310
+    million"): the figure check has read it, so what the rest of the sentence says is what is
+    left to judge. ``surface`` looks a canonical figure ("310000000") or figure and unit
+    ("40 l") up in the context's surface map (then the query's)."""
+    out: list[tuple[str, str]] = []
+    for figure, reading, given in found:
+        if "'" in figure.written or "\u2019" in figure.written or "\u2032" in figure.written:
+            continue  # a height, "5'3": two figures in one word
+        old, new = figure.written, None
+        if reading.unit is not None:
+            new = surface(f"{given} {reading.unit}")
+            if new is None and figure.amount and figure.written.startswith(figure.amount):
+                old, new = figure.amount, surface(given)
+        else:
+            old, new = figure.amount or figure.written, surface(given)
+        if new is None:
+            continue
+        at = sentence.find(old)
+        if at < 0:
+            continue
+        if given != reading.value and (hedge := _HEDGE_BEFORE.search(sentence, 0, at)):
+            old = sentence[hedge.start() : at + len(old)]
+        if old != new:
+            out.append((old, new))
+    return out
+
+
+def written_as_context(sentence: str, swaps: Sequence[tuple[str, str]]) -> str:
+    """``sentence`` with each of :func:`as_context_writes`' swaps made once, in order."""
+    for old, new in swaps:
+        sentence = sentence.replace(old, new, 1)
+    return sentence
+
+
+#: Medical domain: how far (a share of the context's figure) "about" may take a count.
+ABOUT_SHARE = Decimal("0.05")
+
+
+def _close_share(said: str, given: str) -> bool:
+    with localcontext(EXACT):
+        figure = Decimal(given)
+        return abs(Decimal(said) - figure) <= abs(figure) * ABOUT_SHARE
+
+
 def figure_problems(
     stated: Iterable[Figure],
     hedged: dict[str, str],
@@ -211,6 +276,7 @@ def figure_problems(
     given: Tokens | None,
     quantities: Quantities,
     exact: bool,
+    found: list[tuple[Figure, Reading, str]] | None = None,
 ) -> list[tuple[Figure, str | None]]:
     """The stated figures nothing supports, each with the figure the context gives instead
     (a key of the context's surface map: the nearest figure, in the stated unit where the
@@ -225,9 +291,12 @@ def figure_problems(
     figures to the units it writes them with (:attr:`._index.ContextIndex.quantities`); the query's
     (``given``) count as the context's, and are found as fast (:attr:`Tokens.figure_values`).
     A hedged round figure (``hedged``) may stand for the context's figure rounded on the hedged
-    side (:func:`approximates`); in the ``exact`` domain only as a bound on a count ("more than
-    3,000 nurses" for 3,400: implied, not approximated), never after "about" nor with a unit
-    (a dose, a concentration, a duration).
+    side (:func:`approximates`); in the ``exact`` domain only on a count ("more than 3,000
+    nurses" for 3,400; "about 1,200 adults" for 1,240, within :data:`ABOUT_SHARE`), never with
+    a unit (a dose, a concentration, a duration).
+
+    ``found``, if given, receives each supported figure with the reading and the context's
+    (or query's) figure that support it (none for a conversion): how the context writes it.
     """
     extra = given.figure_values if given is not None else None
     order = given.figure_order if given is not None else {}
@@ -246,9 +315,9 @@ def figure_problems(
         supported = False
         for reading in figure.readings:
             hedge = hedged.get(reading.value)
-            if exact and (reading.unit is not None or hedge == "about"):
-                # Medical: a bound the context's count implies ("more than 3,000 nurses" for
-                # 3,400) but no approximation, and no hedge on a dose or any other unit
+            if exact and reading.unit is not None:
+                # Medical: a count may be hedged ("more than 3,000 nurses" for 3,400, "about
+                # 1,200 adults" for 1,240), never a dose or any other amount with a unit
                 hedge = None
             reach = figure_reach(reading.value, hedge)
             if reading.scale:
@@ -257,12 +326,17 @@ def figure_problems(
             if extra is not None:  # the query's, in the order it gives them
                 candidates += sorted(extra.within(reading.value, reach), key=order.__getitem__)
             matched = [c for c in candidates if _supports(reading, c, hedge, exact)]
+            if exact and hedge == "about":
+                # Medical: "about" only for a figure off by a few per cent at most
+                matched = [c for c in matched if _close_share(reading.value, c)]
             if matched and reading.unit is not None:
                 written = [(c, u) for c in matched for u in units_of(c)]
                 clash = [(c, u) for c, u in written if units_conflict(reading.unit, u)]
                 if clash and not any(units_agree(reading.unit, u) for _, u in written):
                     instead = instead or f"{clash[0][0]} {clash[0][1]}"
                     matched = []
+            if matched and found is not None:
+                found.append((figure, reading, matched[0]))
             if matched or (
                 not exact
                 and reading.unit is not None

@@ -14,6 +14,7 @@ __all__ = [
     "FIGURE_UNIT_LETTERS",
     "FIGURE_UNIT_PAIRS",
     "FIRST_PERSON",
+    "FREQUENCY_PERIODS",
     "HEDGE_WORDS",
     "MEDICAL_CRITICAL",
     "MONEY_BEFORE",
@@ -116,6 +117,7 @@ UNITS = {
     "microgram": "mcg",
     "micrograms": "mcg",
     "µg": "mcg",
+    "μg": "mcg",  # folding turns the micro sign into the Greek letter
     "ug": "mcg",
     "milliliter": "ml",
     "milliliters": "ml",
@@ -321,6 +323,15 @@ MEDICAL_CRITICAL = frozenset(
     inhaled sublingual rectal tablet tablets capsule capsules dose doses injection injections
     """.split()
 )
+#: A frequency word of :data:`MEDICAL_CRITICAL` and the period that says it in other words:
+#: "daily" is "a day" ("per day", "each day", "every day").
+FREQUENCY_PERIODS = {
+    "daily": "day",
+    "weekly": "week",
+    "monthly": "month",
+    "hourly": "hour",
+    "nightly": "night",
+}
 FIRST_PERSON = frozenset("i me my mine myself im ive id ill".split())
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from .._markers import mask_markers
 from ..models import UngroundedDetail, UngroundedKind
 from ..text import Span, fold, stem, word_spans
-from ._analysis import SentenceFeatures
+from ._analysis import SentenceFeatures, measured_unit_words
 from ._figures import figures_of
 from ._framing import mask_attribution
 from ._hours import mask_hours
@@ -123,6 +123,10 @@ def _negation_flip(feats: SentenceFeatures, tokens: Tokens) -> bool:
     )
 
 
+#: The model's support below which it reads a sentence as saying otherwise than its window.
+MODEL_REJECTS = 0.5
+
+
 def sentence_kind(
     feats: SentenceFeatures,
     tokens: Tokens,
@@ -153,6 +157,7 @@ def sentence_kind(
         return Kind.CONTRADICTED
     if (
         support is not None
+        and support < MODEL_REJECTS
         and feats.window is not None
         and feats.values["missing_local"] == 0
         and not feats.turned  # its words are the window's, but turned round: no conflict shown
@@ -263,6 +268,7 @@ def _read(
     ]
     figures = _bad_figures(masked, words, folded, feats, index)
     figure_conflict = any(figures.values())
+    units = measured_unit_words(tokens, index, given)
     marks: list[_Mark] = []
     missing = False
     content = 0
@@ -277,7 +283,8 @@ def _read(
             marks.append(_Mark(i, Kind.CONTRADICTED))
         elif word in conflicting:
             marks.append(_Mark(i, conflicting[word]))
-        elif word in STOPWORDS or word in NEGATIONS:
+        elif word in STOPWORDS or word in NEGATIONS or i in units:
+            # ("per cent" where the context writes "%" is the figure check's)
             continue
         elif stem(word) in field_stems:
             marks.append(_Mark(i, Kind.CONTRADICTED))

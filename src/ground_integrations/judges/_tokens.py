@@ -38,6 +38,10 @@ class Tokens:
     #: positions in :attr:`words` of scale words read into a figure ("million" in "4 million"):
     #: part of the figure, no content word of their own
     parts: set[int] = field(default_factory=set)
+    #: positions in :attr:`words` of unit words read into a figure ("cent" in "18 per cent",
+    #: "micrograms" in "10 micrograms") -> the unit: the figure check compares the unit, so a
+    #: unit the context writes in other words ("18%") is no missing content word
+    unit_words: dict[int, str] = field(default_factory=dict)
 
     # Built at first need: asked only of the query's tokens, once per check, so that what an
     # answer sentence asks of the query costs a lookup, not a pass over the query.
@@ -118,6 +122,9 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
             for figure in stated:
                 out.stated.append(figure)
                 for reading in figure.readings:
+                    if reading.unit is not None:
+                        for k in range(i + 1, taken + 1):
+                            out.unit_words.setdefault(k, reading.unit)
                     out.figures.append(reading.value)
                     out.surface.setdefault(reading.value, figure.amount)
                     if reading.unit is not None:

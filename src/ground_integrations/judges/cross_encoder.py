@@ -35,6 +35,7 @@ from ..errors import ConfigurationError, MissingDependencyError
 from ..models import GroundednessRequest, Task
 from ..text import Span
 from ._analysis import SentenceFeatures, cap
+from ._checks import written_as_context
 from ._features import (
     LEXICAL_FEATURES,
     MODEL_FEATURES,
@@ -506,8 +507,10 @@ class CrossEncoderJudge(Judge):
                 premises += [
                     w for w in top_windows(index, spans[i].text, count, width) if w not in premises
                 ]
+            # the figures the figure check matched, written as the context writes them
+            claim = written_as_context(spans[i].text, feats[i].as_context)
             for premise in premises or [""]:
-                pairs.append((premise, spans[i].text))
+                pairs.append((premise, claim))
                 owners.append(i)
         best: dict[int, float] = {}
         for i, p in zip(owners, self.support(pairs) if pairs else []):

@@ -41,7 +41,7 @@ from ._analysis import (
     cap,
 )
 from ._index import ContextIndex, index_context
-from ._spans import ungrounded_details
+from ._spans import MODEL_REJECTS, ungrounded_details
 from ._tokens import Tokens, analyse
 from .base import Judge, Judgement, Thresholds
 
@@ -321,8 +321,13 @@ def _flagged_reason(feats: SentenceFeatures, support: float | None, note: str | 
     else weak overlap. ``note``: the judge's note on it (the model's support), appended."""
     if feats.reasons:
         reason = "; ".join(feats.reasons)
-    elif support is not None and feats.window is not None and feats.values["missing_local"] == 0:
-        reason = "its words are the context's, but the model reads it as saying otherwise"
+    elif feats.window is not None and feats.values["missing_local"] == 0 and support is not None:
+        if support < MODEL_REJECTS:
+            reason = "its words are the context's, but the model reads it as saying otherwise"
+        else:
+            reason = (
+                "its words are the context's, but few stand together as the context writes them"
+            )
     else:
         reason = "weakly supported: little overlap with the context"
     return f"{reason} ({note})" if note else reason
