@@ -37,6 +37,12 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
         (FIRM, "Founder Miriam Okoro said the growth came from frozen meals.", ("title", None)),
         (MATCH, "It was the club's first cup title.", ("ordinal", "first")),
         (TRIAL, "Customers must stop using the kettles.", ("modal", "must")),
+        # what the window says can happen, the sentence says will
+        (
+            "Taking too much vitamin D over a long period can cause calcium to build up.",
+            "Taking too much vitamin D over a long period will cause calcium to build up.",
+            ("modal", "will"),
+        ),
         (TRIAL, "A daily walk after dinner lowers fasting glucose.", ("hedge", "lowers")),
         (TRIAL, "In all patients the walk reduced the need for medication.", ("quantifier", "all")),
         (
@@ -200,6 +206,11 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
             "The committee didn't approve the new stadium plan.",
         ),
         ("The shop no longer sells tobacco.", "The shop no longer sells tobacco products."),
+        # "will" where the window also says it will
+        (
+            "Calcium can build up in the body, and it will cause damage.",
+            "Too much calcium will cause damage.",
+        ),
         # a count the window makes as a part, about the same words, or two the sentence gives
         (
             "Nine out of the 20 amino acids are essential.",

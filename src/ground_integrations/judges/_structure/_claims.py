@@ -91,7 +91,7 @@ _UNCERTAIN = frozenset("may might could possibly perhaps probably".split())
 #: What each word that states something as required or certain is stronger than.
 MODAL_STRENGTH = {
     "must": _UNCERTAIN | {"should", "can"},
-    "will": _UNCERTAIN,
+    "will": _UNCERTAIN | {"can"},
     "shall": _UNCERTAIN,
 }
 #: What each quantifier that claims everything is stronger than.
