@@ -312,6 +312,44 @@ def test_a_yes_or_no_written_as_a_word_is_a_yes_no_field(
     assert (feats[0].field_conflicts == ["wi fi"]) is conflict, feats[0].field_conflicts
 
 
+PARKING = {
+    "name": "Finch & Fork",
+    "attributes": {
+        "BusinessParking": {"garage": False, "street": True, "validated": False, "lot": False},
+        "RestaurantsReservations": False,
+        "RestaurantsTakeOut": True,
+        "OutdoorSeating": True,
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "conflicts"),
+    [
+        # a negation reaches every item of its list, however far
+        ("Street parking is available, but there is no garage, validated parking or lot.", []),
+        ("There is no valet, garage, validated, or lot parking, only street parking.", []),
+        # ... but not past "but", nor into a clause of its own after a comma
+        ("It takes no reservations, but offers takeout.", []),
+        ("Despite no garage or lot parking, street parking is available.", []),
+        ("It does not take reservations and has outdoor seating.", []),
+        # a field stands where its own words do, not where another field's "parking" does
+        ("Parking is on the street, but there is no validated parking.", []),
+        # a header and its value
+        ("Outdoor seating: not available", ["outdoor seat"]),
+        # stated the other way round
+        ("It offers garage parking and takes reservations.", ["garag park", "reserv"]),
+        ("It does not offer takeout or street parking.", ["street park", "take out"]),
+    ],
+)
+def test_a_negation_applies_to_the_fields_in_its_clause(default_checker, answer, conflicts) -> None:
+    request = default_checker.build_request(
+        [json.dumps(PARKING)], answer, None, task="Summarization"
+    )
+    _, _, feats = default_checker.judge.heuristic.analyse(request)
+    assert sorted(feats[0].field_conflicts) == conflicts
+
+
 def test_chinese_and_japanese_are_read_character_by_character(default_checker) -> None:
     from ground_integrations.text import word_spans
 

@@ -348,7 +348,7 @@ def sentence_features(
             if not said_negation:
                 feats.reasons.append("the context states the opposite (it is negated there)")
     if index.fields:
-        feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS)
+        feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS, tokens.gaps)
         for name in feats.field_conflicts:
             feats.reasons.append(f"the record's field '{name}' says the opposite")
     if timed:

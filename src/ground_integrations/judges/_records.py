@@ -150,7 +150,21 @@ def record_units(passage: str) -> list[Span]:
 #: Words that name a field's container or qualify it without saying what it is.
 _FILLER = frozenset({"restaurants", "restaurant", "business", "good", "for", "has", "is", "the"})
 #: How far before a field's words a negation still applies to it ("does not offer X or Y").
-_NEGATION_REACH = 6
+_NEGATION_REACH = 12
+#: Words that open a clause of their own: a negation before them denies nothing after them
+#: ("no reservations, but takeout").
+_CONTRAST = frozenset(
+    "but however although though while whereas yet except instead also plus only".split()
+)
+#: Words that make a clause of a part of a sentence set off by commas ("..., a lot is
+#: available"): a negation before that part does not reach into it, unlike an item of a list
+#: ("no valet, garage, or lot parking").
+_PREDICATES = frozenset(
+    """
+    is are was were has have had offer offers offered provide provides provided accept accepts
+    accepted take takes allow allows include includes feature features do does can
+    """.split()
+)
 
 
 #: String values that say yes or no ("WiFi": "no" is no WiFi, "free" and "paid" are WiFi).
@@ -189,34 +203,74 @@ _COPULA = frozenset({"is", "are", "was", "were", "be", "isnt", "arent", "wasnt",
 
 
 def field_conflicts(
-    fields: list[tuple[tuple[str, ...], bool]], words: list[str], negations: frozenset[str]
+    fields: list[tuple[tuple[str, ...], bool]],
+    words: list[str],
+    negations: frozenset[str],
+    gaps: list[str] | None = None,
 ) -> list[str]:
     """The yes/no fields a sentence states the opposite of.
 
-    ``words`` are the sentence's folded words in order. A field is mentioned when all its stems
-    occur (or its joined spelling does); it is claimed false when a negation comes within a few
-    words before the mention, or right after it behind a copula ("seating is not available").
+    ``words`` are the sentence's folded words in order, ``gaps`` the text before each (its
+    punctuation). A field is mentioned when all its stems occur (or its joined spelling does),
+    and stands where its own words do ("lot" of "lot parking": "parking" may be another
+    field's). It is claimed false when a negation comes before it in its clause, across the
+    items of a list ("there is no valet, garage, or lot parking") but not across "but" or a
+    clause set off by commas ("despite no street parking, a lot is available"), or right after
+    it behind a copula ("seating is not available") or a colon ("WiFi: not available").
     """
     from ..text import stem
 
     stems = [stem(w) for w in words]
     joined = [w.replace("-", "") for w in words]
+    gaps = gaps if gaps is not None and len(gaps) == len(words) else [" "] * len(words)
     out = []
     for names, value in fields:
         plain = [n for n in names if not n.startswith("+")]
         spelled = [n[1:] for n in names if n.startswith("+")]
         parking = [n for n in plain if n == "park"]
-        positions = [stems.index(n) for n in plain if n in stems]
-        if len(positions) != len(plain):
-            hits = [joined.index(j) for j in spelled if j in joined]
+        own = [n for n in plain if n != "park"] or plain
+        # the last mention: "Outdoor seating: no outdoor seating available"
+        positions = [len(stems) - 1 - stems[::-1].index(n) for n in own if n in stems]
+        if len(positions) != len(own) or len([p for p in parking if p in stems]) != len(parking):
+            hits = [len(joined) - 1 - joined[::-1].index(j) for j in spelled if j in joined]
             if not hits or len([p for p in parking if p in stems]) != len(parking):
                 continue
             positions = hits
         first, last = min(positions), max(positions)
-        negated = any(w in negations for w in words[max(0, first - _NEGATION_REACH) : first])
+        negated = _denied_before(words, gaps, first, negations)
         after = words[last + 1 : last + 4]
         if any(w in _COPULA for w in after[:2]) and any(w in negations for w in after):
             negated = True
+        elif after and ":" in gaps[last + 1] and after[0] in negations:
+            negated = True  # "WiFi: not available"
         if negated == value:
             out.append(" ".join(plain))
     return out
+
+
+def _denied_before(words: list[str], gaps: list[str], at: int, negations: frozenset[str]) -> bool:
+    """A negation stands before ``words[at]`` in its clause (see :func:`field_conflicts`)."""
+    for k in range(at - 1, max(-1, at - 1 - _NEGATION_REACH), -1):
+        gap = gaps[k + 1]
+        if any(c in gap for c in ".;:!?()"):
+            return False
+        if "," in gap and _clause_from(words, gaps, k + 1):
+            return False
+        if words[k] in negations:
+            return True
+        if words[k] in _CONTRAST:
+            return False
+        if words[k] == "and" and k + 1 < at and words[k + 1] in _PREDICATES:
+            return False  # "does not take reservations and has outdoor seating"
+    return False
+
+
+def _clause_from(words: list[str], gaps: list[str], start: int) -> bool:
+    """The part of the sentence from ``words[start]`` to the next comma makes a claim of its own
+    (it has a verb of :data:`_PREDICATES`): no item of a list."""
+    for k in range(start, len(words)):
+        if k > start and any(c in gaps[k] for c in ",.;:!?"):
+            break
+        if words[k] in _PREDICATES:
+            return True
+    return False

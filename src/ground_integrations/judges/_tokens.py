@@ -42,6 +42,8 @@ class Tokens:
     #: "micrograms" in "10 micrograms") -> the unit: the figure check compares the unit, so a
     #: unit the context writes in other words ("18%") is no missing content word
     unit_words: dict[int, str] = field(default_factory=dict)
+    #: the text before each word of :attr:`words` (its punctuation: "," in "garage, lot")
+    gaps: list[str] = field(default_factory=list)
 
     # Built at first need: asked only of the query's tokens, once per check, so that what an
     # answer sentence asks of the query costs a lookup, not a pass over the query.
@@ -103,6 +105,7 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         word = fold(span.text)
         word = UNITS.get(word, word)
         out.words.append(word)
+        out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
         if word in NEGATIONS:
             out.negated = not out.negated
             continue
