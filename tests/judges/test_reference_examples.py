@@ -500,6 +500,25 @@ def test_a_passage_that_is_no_reference_is_still_a_word() -> None:
     assert masked.split() == ["soaking", "a", "tea", "bag", "(", ")."]
 
 
+def test_the_summarised_text_as_a_speaker_is_framing() -> None:
+    """ "The article highlights that X" is checked as "X": a summary names its source as the one
+    speaking, which the source never calls itself; a report or article that does something
+    other than report is a claim."""
+    from ground_integrations.judges._analysis import mask_attribution
+
+    for sentence, left in [
+        ("The article highlights the challenges miners face.", "the challenges miners face."),
+        ("The author also argues that the war was avoidable.", "the war was avoidable."),
+        ("In the story, the writer notes how rain fell.", "In the story, rain fell."),
+    ]:
+        masked = mask_attribution(sentence)
+        assert " ".join(masked.split()) == left and len(masked) == len(sentence)
+    for sentence in ("They published the article in May.", "The report found 40% more cases."):
+        assert mask_attribution(sentence) == sentence
+    # an answer that is nothing but the frame keeps its words
+    assert mask_attribution("The article explains.") == "The article explains."
+
+
 def test_an_attribution_to_a_named_source_is_still_checked() -> None:
     """Only openings that name the context ("the passages", "the article") are left out: "the
     CDC" is a claim about who said it."""

@@ -51,6 +51,22 @@ _REFERENCE = re.compile(
     r"|(?<=\s)(?:given|provided|above|retrieved)\s+(?:passages?|context|documents?)\b)" + _REPORTED,
     re.IGNORECASE,
 )
+#: The summarised text named as the one who says something ("The article highlights that",
+#: "The author also argues", "the story notes"): it frames the claim after it, as a passage
+#: reference does. Only with a reporting verb: "the report found 40%" or "they published the
+#: report" name a thing the context must hold.
+_SOURCE_SAYS = re.compile(
+    r"\b(?:the|this)\s+(?:news\s+|original\s+)?(?:article|author|story|writer|piece|essay|"
+    r"text|blog\s+post|post)s?(?:'s?)?"
+    r"\s+(?:(?:also|further|then|\w+ly)\s+)?(?:states?|stated|suggests?|suggested|mentions?|"
+    r"mentioned|discusses|discussed|describes?|described|notes?|noted|explains?|explained|says|"
+    r"said|indicates?|reports?|reported|highlights?|highlighted|emphasi[sz]es|emphasi[sz]ed|"
+    r"argues|argued|concludes|concluded|acknowledges|acknowledged|reveals|revealed|points out|"
+    r"pointed out|claims|claimed|details|outlines|outlined|touches on|delves into|sheds light on|"
+    r"focuses on|provides a glimpse into|goes on to (?:say|describe|explain))"
+    r"\b(?:\s+(?:that|how)\b)?",
+    re.IGNORECASE,
+)
 #: A sentence that is a courtesy and claims nothing ("I hope this helps!", "Let me know if you
 #: have any other questions.", "Sure, I can help you with that!").
 _COURTESY = re.compile(
@@ -72,15 +88,17 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def mask_attribution(sentence: str) -> str:
-    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`) and its references to
-    the retrieved passages (:data:`_REFERENCE`) replaced by spaces of the same length: "Based on
-    the given passages, X" and "X (Passage 2)" are checked as "X". A sentence that would be left
-    with no word at all is kept as it is."""
+    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`), its references to
+    the retrieved passages (:data:`_REFERENCE`) and the summarised text named as a speaker
+    (:data:`_SOURCE_SAYS`) replaced by spaces of the same length: "Based on the given passages,
+    X", "X (Passage 2)" and "The article highlights that X" are checked as "X". A sentence
+    that would be left with no word at all is kept as it is."""
     m = _ATTRIBUTION.match(sentence)
     masked = sentence
     if m and m.end() < len(sentence):
         masked = " " * m.end() + sentence[m.end() :]
     masked = _REFERENCE.sub(_blank, masked)
+    masked = _SOURCE_SAYS.sub(_blank, masked)
     return masked if any(c.isalnum() for c in masked) else sentence
 
 
