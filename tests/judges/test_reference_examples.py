@@ -312,6 +312,22 @@ def test_a_yes_or_no_written_as_a_word_is_a_yes_no_field(
     assert (feats[0].field_conflicts == ["wi fi"]) is conflict, feats[0].field_conflicts
 
 
+@pytest.mark.parametrize(
+    "answer", ["Finch & Fork offers free WiFi.", "Finch & Fork offers free Wi-Fi and take-out."]
+)
+def test_a_yes_no_field_written_as_a_word_is_named_as_one_word(default_checker, answer) -> None:
+    """ "WiFi": "free" is read as "WiFi" (and "Wi-Fi"), not only as "Wi fi"; "take-out" is the
+    record's "TakeOut"."""
+    record = json.dumps(
+        {"name": "Finch & Fork", "attributes": {"WiFi": "u'free'", "RestaurantsTakeOut": True}}
+    )
+    result = default_checker.check([record], answer, task="Summarization")
+    assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+    request = default_checker.build_request([record], answer, None, task="Summarization")
+    _, _, feats = default_checker.judge.heuristic.analyse(request)
+    assert feats[0].unsupported == [] and feats[0].values["missing_stems"] == 0
+
+
 PARKING = {
     "name": "Finch & Fork",
     "attributes": {

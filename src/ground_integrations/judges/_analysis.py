@@ -165,11 +165,13 @@ def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | Non
     """Where ``tokens`` writes the unit of a figure in words the context (or query) measures in,
     whatever words it uses ("per cent" where the context writes "%"): part of the figure, which
     the figure check compares, and no content word of their own. So is a frequency the context
-    says in other words: "daily" where it says "a day"."""
+    says in other words ("daily" where it says "a day"), and a hyphenated word it writes joined
+    ("Wi-Fi" for "WiFi", "take-out" for "takeout")."""
     out = {
         k
         for k, w in enumerate(tokens.words)
-        if w in FREQUENCY_PERIODS and FREQUENCY_PERIODS[w] in index.words
+        if (w in FREQUENCY_PERIODS and FREQUENCY_PERIODS[w] in index.words)
+        or ("-" in w and w.replace("-", "") in index.words)
     }
     if tokens.unit_words:
         written = index.quantities.unit_set | (given.quantities.unit_set if given else frozenset())
@@ -302,7 +304,9 @@ def sentence_features(
         feats.medical_violation = bool(bad_figures or bad_terms)
 
     names = [
-        n for n in dict.fromkeys(tokens.names) if n not in index.words and n not in given_words
+        n
+        for n in dict.fromkeys(tokens.names)
+        if n not in index.words and n not in given_words and n.replace("-", "") not in index.words
     ]
     if names:
         v["names"] = min(len(names), 2) / 2

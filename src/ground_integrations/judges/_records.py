@@ -142,7 +142,13 @@ def record_units(passage: str) -> list[Span]:
             said = "yes, offered" if leaf else "no, not offered"
             units.append(Span(start, end, f"{label}{joined}: {said}"))
         else:
-            units.append(Span(start, end, f"{label}: {_scalar(leaf)}"))
+            joined, said = "", _scalar(leaf)
+            if isinstance(leaf, str) and _yes_no_word(leaf) is not None:
+                # "WiFi": "u'free'" is read as "WiFi: free", the way a yes/no field is
+                words = [w for w in _words(key).lower().split() if w not in _FILLER]
+                joined = f" ({''.join(words)})" if len(words) > 1 else ""
+                said = _bare_word(leaf)
+            units.append(Span(start, end, f"{label}{joined}: {said}"))
         cursor = max(cursor, end)
     return units
 
@@ -171,6 +177,16 @@ _PREDICATES = frozenset(
 _WORD_VALUES = {"no": False, "none": False, "yes": True, "free": True, "paid": True}
 
 
+def _bare_word(value: str) -> str:
+    """A one-word string value without the quoting some exports keep ("u'free'" -> "free")."""
+    return value.strip().strip("'\"").lower().removeprefix("u'")
+
+
+def _yes_no_word(value: str) -> bool | None:
+    """The yes or no a string value says ("no", "free", "u'paid'"), if it is one."""
+    return _WORD_VALUES.get(_bare_word(value))
+
+
 def yes_no_fields(record: Any) -> list[tuple[tuple[str, ...], bool]]:
     """The yes/no fields of a parsed JSON record as (stems naming the field, value).
 
@@ -185,7 +201,8 @@ def yes_no_fields(record: Any) -> list[tuple[tuple[str, ...], bool]]:
     for path, leaf in _leaves(record, ()):
         if isinstance(leaf, str):
             # a yes/no written as a word ("WiFi": "no", "free", "paid")
-            leaf = _WORD_VALUES.get(leaf.strip().strip("'\"").lower().removeprefix("u'"), leaf)
+            word = _yes_no_word(leaf)
+            leaf = leaf if word is None else word
         if not isinstance(leaf, bool) or not path:
             continue
         words = [fold(w) for w in _words(path[-1]).split() if fold(w) not in _FILLER]
