@@ -328,6 +328,21 @@ def test_a_yes_no_field_written_as_a_word_is_named_as_one_word(default_checker, 
     assert feats[0].unsupported == [] and feats[0].values["missing_stems"] == 0
 
 
+def test_a_yes_no_field_reads_as_available_or_not(default_checker) -> None:
+    """A data-to-text answer says a field is "available"; the record only says true or false."""
+    record = json.dumps({"name": "Finch & Fork", "attributes": {"OutdoorSeating": True}})
+    request = default_checker.build_request(
+        [record], "Outdoor seating is available at Finch & Fork.", None, task="Summarization"
+    )
+    _, _, feats = default_checker.judge.heuristic.analyse(request)
+    assert feats[0].unsupported == [] and feats[0].field_conflicts == []
+    request = default_checker.build_request(
+        [record], "Outdoor seating is not available at Finch & Fork.", None, task="Summarization"
+    )
+    _, _, feats = default_checker.judge.heuristic.analyse(request)
+    assert feats[0].field_conflicts == ["outdoor seat"]
+
+
 PARKING = {
     "name": "Finch & Fork",
     "attributes": {
@@ -526,10 +541,17 @@ def test_the_summarised_text_as_a_speaker_is_framing() -> None:
         ("The article highlights the challenges miners face.", "the challenges miners face."),
         ("The author also argues that the war was avoidable.", "the war was avoidable."),
         ("In the story, the writer notes how rain fell.", "In the story, rain fell."),
+        # an opening that sums up
+        ("Overall, the tavern is a popular spot.", "the tavern is a popular spot."),
+        ("In summary, prices rose.", "prices rose."),
     ]:
         masked = mask_attribution(sentence)
         assert " ".join(masked.split()) == left and len(masked) == len(sentence)
-    for sentence in ("They published the article in May.", "The report found 40% more cases."):
+    for sentence in (
+        "They published the article in May.",
+        "The report found 40% more cases.",
+        "Overall growth was 5%.",
+    ):
         assert mask_attribution(sentence) == sentence
     # an answer that is nothing but the frame keeps its words
     assert mask_attribution("The article explains.") == "The article explains."

@@ -51,6 +51,12 @@ _REFERENCE = re.compile(
     r"|(?<=\s)(?:given|provided|above|retrieved)\s+(?:passages?|context|documents?)\b)" + _REPORTED,
     re.IGNORECASE,
 )
+#: An opening that sums up ("Overall,", "In summary,"): it orders the answer, and states nothing.
+_SUMMING_UP = re.compile(
+    r"^\W*(?:overall|in summary|in sum|in conclusion|in short|to sum up|to summari[sz]e|"
+    r"all in all|in brief)\s*,\s*",
+    re.IGNORECASE,
+)
 #: The summarised text named as the one who says something ("The article highlights that",
 #: "The author also argues", "the story notes"): it frames the claim after it, as a passage
 #: reference does. Only with a reporting verb: "the report found 40%" or "they published the
@@ -88,12 +94,13 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def mask_attribution(sentence: str) -> str:
-    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`), its references to
+    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`) or summing-up
+    (:data:`_SUMMING_UP`: "Overall,"), its references to
     the retrieved passages (:data:`_REFERENCE`) and the summarised text named as a speaker
     (:data:`_SOURCE_SAYS`) replaced by spaces of the same length: "Based on the given passages,
     X", "X (Passage 2)" and "The article highlights that X" are checked as "X". A sentence
     that would be left with no word at all is kept as it is."""
-    m = _ATTRIBUTION.match(sentence)
+    m = _ATTRIBUTION.match(sentence) or _SUMMING_UP.match(sentence)
     masked = sentence
     if m and m.end() < len(sentence):
         masked = " " * m.end() + sentence[m.end() :]

@@ -139,7 +139,7 @@ def record_units(passage: str) -> list[Span]:
             # a yes/no field, also read the way data-to-text answers say it ("offers takeout")
             words = [w for w in _words(key).lower().split() if w not in _FILLER]
             joined = f" ({''.join(words)})" if len(words) > 1 else ""
-            said = "yes, offered" if leaf else "no, not offered"
+            said = "yes, offered, available" if leaf else "no, not offered, not available"
             units.append(Span(start, end, f"{label}{joined}: {said}"))
         else:
             joined, said = "", _scalar(leaf)
