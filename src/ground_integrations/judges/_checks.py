@@ -217,6 +217,10 @@ _HEDGE_BEFORE = re.compile(
 )
 
 
+#: How far before a figure its hedge is looked for ("just a little more than ").
+_HEDGE_CHARS = 40
+
+
 def as_context_writes(
     sentence: str,
     found: Sequence[tuple[Figure, Reading, str]],
@@ -245,8 +249,11 @@ def as_context_writes(
         at = sentence.find(old)
         if at < 0:
             continue
-        if given != reading.value and (hedge := _HEDGE_BEFORE.search(sentence, 0, at)):
-            old = sentence[hedge.start() : at + len(old)]
+        if given != reading.value:
+            # (a hedge is a few words: only the text right before the figure is searched)
+            hedge = _HEDGE_BEFORE.search(sentence, max(0, at - _HEDGE_CHARS), at)
+            if hedge is not None:
+                old = sentence[hedge.start() : at + len(old)]
         if old != new:
             out.append((old, new))
     return out

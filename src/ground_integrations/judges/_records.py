@@ -284,8 +284,9 @@ def _denied_before(words: list[str], gaps: list[str], at: int, negations: frozen
 
 def _clause_from(words: list[str], gaps: list[str], start: int) -> bool:
     """The part of the sentence from ``words[start]`` to the next comma makes a claim of its own
-    (it has a verb of :data:`_PREDICATES`): no item of a list."""
-    for k in range(start, len(words)):
+    (it has a verb of :data:`_PREDICATES` within :data:`_NEGATION_REACH` words): no item of a
+    list."""
+    for k in range(start, min(len(words), start + _NEGATION_REACH)):
         if k > start and any(c in gaps[k] for c in ",.;:!?"):
             break
         if words[k] in _PREDICATES:
