@@ -8,6 +8,7 @@ of ``stream_mode="updates"``) and checks that no rejected text is among them.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -79,10 +80,16 @@ def test_sentences_are_released_as_they_are_checked_and_a_redacted_one_never(
     retriever_tool: BaseTool,
 ) -> None:
     log: list[tuple[str, str]] = []
+    # the model waits (a while, not forever) for the UI to show something before it writes the
+    # invented figure: a graph that streams shows the first sentence meanwhile, one that holds
+    # the answer back shows nothing, and the order below no longer rests on thread timing
+    shown_first = threading.Event()
 
     class Logged(StreamingChatModel):
         def _stream(self, *args: Any, **kwargs: Any) -> Any:
             for chunk in super()._stream(*args, **kwargs):
+                if INVENTED in str(chunk.message.content):
+                    shown_first.wait(timeout=10)
                 log.append(("model", str(chunk.message.content)))
                 yield chunk
 
@@ -91,6 +98,7 @@ def test_sentences_are_released_as_they_are_checked_and_a_redacted_one_never(
     for message, _ in agent.stream({"messages": [HumanMessage(QUESTION)]}, stream_mode="messages"):
         if isinstance(message, AIMessageChunk) and message.text:
             log.append(("ui", str(message.text)))
+            shown_first.set()
     ui = [text for who, text in log if who == "ui"]
     assert "".join(ui) == GOOD  # the answer without its unsupported sentence
     assert ui[0] == GOOD.split(" Its")[0]  # one checked sentence per chunk
