@@ -266,14 +266,14 @@ def sentence_features(
     medical = domain is Domain.MEDICAL
     # only the figures near each figure can support it (figure_reach): found by bisection
     pool = FigureValues(window.figures) if (medical and window) else index.figure_values
-    found: list[tuple[Figure, Reading, str]] = []
+    matched: list[tuple[Figure, Reading, str]] = []
     bad_figures = figure_problems(
-        tokens.stated, tokens.hedged, pool, given, index.quantities, exact=medical, found=found
+        tokens.stated, tokens.hedged, pool, given, index.quantities, exact=medical, found=matched
     )
-    if found:
-        given_surface = given.surface if given is not None else {}
+    if matched:
+        surface = given.surface if given is not None else {}
         feats.as_context = as_context_writes(
-            sentence, found, lambda key: index.surface.get(key) or given_surface.get(key)
+            sentence, matched, lambda key: index.surface.get(key) or surface.get(key)
         )
     if bad_figures:
         feats.figure_mismatch = True
