@@ -235,7 +235,7 @@ def as_context_writes(
     ("40 l") up in the context's surface map (then the query's)."""
     out: list[tuple[str, str]] = []
     for figure, reading, given in found:
-        if "'" in figure.written or "\u2019" in figure.written or "\u2032" in figure.written:
+        if any(mark in figure.written for mark in "'\u2019\u2032"):
             continue  # a height, "5'3": two figures in one word
         old, new = figure.written, None
         if reading.unit is not None:

@@ -137,18 +137,13 @@ def record_units(passage: str) -> list[Span]:
                     units.append(Span(start, end, sentence.text))
         elif isinstance(leaf, bool):
             # a yes/no field, also read the way data-to-text answers say it ("offers takeout")
-            words = [w for w in _words(key).lower().split() if w not in _FILLER]
-            joined = f" ({''.join(words)})" if len(words) > 1 else ""
             said = "yes, offered, available" if leaf else "no, not offered, not available"
-            units.append(Span(start, end, f"{label}{joined}: {said}"))
+            units.append(Span(start, end, f"{label}{_joined_name(key)}: {said}"))
+        elif isinstance(leaf, str) and _yes_no_word(leaf) is not None:
+            # "WiFi": "u'free'" is read as "WiFi: free", the way a yes/no field is
+            units.append(Span(start, end, f"{label}{_joined_name(key)}: {_bare_word(leaf)}"))
         else:
-            joined, said = "", _scalar(leaf)
-            if isinstance(leaf, str) and _yes_no_word(leaf) is not None:
-                # "WiFi": "u'free'" is read as "WiFi: free", the way a yes/no field is
-                words = [w for w in _words(key).lower().split() if w not in _FILLER]
-                joined = f" ({''.join(words)})" if len(words) > 1 else ""
-                said = _bare_word(leaf)
-            units.append(Span(start, end, f"{label}{joined}: {said}"))
+            units.append(Span(start, end, f"{label}: {_scalar(leaf)}"))
         cursor = max(cursor, end)
     return units
 
@@ -175,6 +170,13 @@ _PREDICATES = frozenset(
 
 #: String values that say yes or no ("WiFi": "no" is no WiFi, "free" and "paid" are WiFi).
 _WORD_VALUES = {"no": False, "none": False, "yes": True, "free": True, "paid": True}
+
+
+def _joined_name(key: str) -> str:
+    """A key of several words also written as one, as answers write it: " (takeout)" for
+    "RestaurantsTakeOut"; empty for a one-word key."""
+    words = [w for w in _words(key).lower().split() if w not in _FILLER]
+    return f" ({''.join(words)})" if len(words) > 1 else ""
 
 
 def _bare_word(value: str) -> str:
