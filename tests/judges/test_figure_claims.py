@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ground_integrations import GroundednessChecker, Verdict
-from ground_integrations.judges._analysis import sentence_features
+from ground_integrations.judges._analysis import SentenceFeatures, sentence_features
 from ground_integrations.judges._checks import written_as_context
 from ground_integrations.judges._index import index_context
 from ground_integrations.models import Domain
@@ -70,3 +70,70 @@ def test_a_dose_said_daily_for_a_day_is_grounded_in_the_medical_domain(task) -> 
         domain="Medical",
     )
     assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+
+
+AMOUNTS = [
+    "The bridge is 1,150 metres long. The van can carry up to 1,100 kilograms. "
+    "Researchers followed 8,200 adults for ten years. "
+    "An estimated 4,000 to 6,500 snow leopards are left in the wild."
+]
+
+
+def amount_claim(sentence: str, domain: Domain = Domain.GENERIC) -> tuple[str, SentenceFeatures]:
+    feats = sentence_features(index_context(AMOUNTS), sentence, None, domain)
+    return written_as_context(sentence, feats.as_context), feats
+
+
+@pytest.mark.parametrize(
+    ("sentence", "model_reads"),
+    [
+        # "a" after a hedge, with a unit after it, is the number one
+        ("The bridge is more than a kilometre long.", "The bridge is 1,150 metres long."),
+        ("The van can carry just over a tonne.", "The van can carry 1,100 kilograms."),
+        # a decade or a century is counted wherever it stands
+        (
+            "Researchers followed 8,200 adults for a decade.",
+            "Researchers followed 8,200 adults for ten years.",
+        ),
+    ],
+)
+def test_an_amount_in_another_unit_is_read_in_the_context_s_unit(sentence, model_reads) -> None:
+    said, feats = amount_claim(sentence)
+    assert said == model_reads
+    assert not feats.figure_mismatch
+    assert feats.values["missing_words"] == 0.0
+
+
+def test_an_amount_in_another_unit_that_the_context_contradicts_is_still_caught() -> None:
+    for sentence in (
+        "The bridge is more than two kilometres long.",
+        "The van can carry just over two tonnes.",
+        "Researchers followed 8,200 adults for two decades.",
+    ):
+        assert amount_claim(sentence)[1].figure_mismatch, sentence
+
+
+def test_an_article_without_a_hedge_or_a_counted_unit_is_a_word() -> None:
+    """ "a day", "a year" in a frequency or a phrase state no figure the context must hold."""
+    for sentence in ("The van is charged once a day.", "The bridge opened a year ago."):
+        _, feats = amount_claim(sentence)
+        assert not feats.figure_mismatch, sentence
+
+
+def test_medical_converts_only_exactly() -> None:
+    """In the Medical domain "a decade" is ten years exactly; a rounded conversion is not."""
+    _, feats = amount_claim("Researchers followed 8,200 adults for a decade.", Domain.MEDICAL)
+    assert not feats.figure_mismatch
+    _, feats = amount_claim("The van can carry 2,425 pounds.", Domain.MEDICAL)
+    assert feats.figure_mismatch
+    _, feats = amount_claim("The van can carry 2,425 pounds.")
+    assert not feats.figure_mismatch
+
+
+def test_a_figure_s_hedge_is_no_missing_word() -> None:
+    _, feats = amount_claim("Fewer than 7,000 snow leopards are left in the wild.")
+    assert not feats.figure_mismatch
+    assert feats.values["missing_words"] == 0.0
+    # the hedge still counts: the wrong side of the range is a contradiction
+    _, feats = amount_claim("More than 7,000 snow leopards are left in the wild.")
+    assert feats.figure_mismatch

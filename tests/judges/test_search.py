@@ -360,9 +360,10 @@ def scan_figure_problems(
                     instead = instead or f"{clash[0][0]} {clash[0][1]}"
                     matched = []
             if matched or (
-                not exact
-                and reading.unit is not None
-                and any(converts(reading, c, u) for c, units in quantities.items() for u in units)
+                reading.unit is not None
+                and any(
+                    converts(reading, c, u, exact) for c, units in quantities.items() for u in units
+                )
             ):
                 supported = True
                 break

@@ -26,7 +26,7 @@ from ..deadline import checkpoint
 from ..models import Domain
 from ..text import Span, base_form, fold, split_sentences, stem, word_spans
 from ._checks import approximates as approximates
-from ._checks import as_context_writes, swapped_opposites
+from ._checks import as_context_writes, convertible, swapped_opposites
 from ._checks import closest_figure as closest_figure
 from ._checks import converted as converted
 from ._checks import converts as converts
@@ -163,19 +163,25 @@ def _per_period(index: ContextIndex, window: Window, word: str) -> bool:
 
 def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | None) -> set[int]:
     """Where ``tokens`` writes the unit of a figure in words the context (or query) measures in,
-    whatever words it uses ("per cent" where the context writes "%"): part of the figure, which
-    the figure check compares, and no content word of their own. So is a frequency the context
-    says in other words ("daily" where it says "a day"), and a hyphenated word it writes joined
-    ("Wi-Fi" for "WiFi", "take-out" for "takeout")."""
+    whatever words it uses ("per cent" where the context writes "%"), or in a unit the
+    context's converts into ("a kilometre" where it writes metres, "a decade" where it writes
+    years): part of the figure, which the figure check compares, and no content word of their
+    own. So is a figure's hedge ("fewer than 7,000"), which the figure check weighs; a
+    frequency the context says in other words ("daily" where it says "a day"); and a hyphenated
+    word it writes joined ("Wi-Fi" for "WiFi", "take-out" for "takeout")."""
     out = {
         k
         for k, w in enumerate(tokens.words)
         if (w in FREQUENCY_PERIODS and FREQUENCY_PERIODS[w] in index.words)
         or ("-" in w and w.replace("-", "") in index.words)
-    }
+    } | tokens.hedge_words
     if tokens.unit_words:
         written = index.quantities.unit_set | (given.quantities.unit_set if given else frozenset())
-        out.update(k for k, unit in tokens.unit_words.items() if unit in written)
+        out.update(
+            k
+            for k, unit in tokens.unit_words.items()
+            if unit in written or any(convertible(unit, other) for other in written)
+        )
     return out
 
 
@@ -215,11 +221,14 @@ def sentence_features(
     if not content:
         feats.checkable = False
         return feats
-    # an irregular form counts as present when its base is ("written" for "wrote")
+    # an irregular form counts as present when its base is ("written" for "wrote"); a figure's
+    # own words ("7,000" for "4,000 to 6,500", "55" for "fifty-five") are the figure check's
+    figure_words = {tokens.words[k] for k in tokens.figure_words}
     absent = [
         w
         for w in content
         if w not in index.words
+        and w not in figure_words
         and not (base_form(w) != w and stem(w) in index.stems)
         and not (base_form(w) != w and stem(w) in given_stems)
     ]

@@ -28,6 +28,7 @@ __all__ = [
     "approximates",
     "as_context_writes",
     "closest_figure",
+    "conversion_of",
     "converted",
     "converts",
     "figure_problems",
@@ -137,6 +138,17 @@ def _conversion(a: str, b: str) -> Callable[[float], float] | None:
 
 
 @lru_cache(maxsize=1024)
+def convertible(a: str, b: str) -> bool:
+    """An amount in unit ``b`` can be written in unit ``a`` (metres and kilometres, years and
+    decades; "pound" and "kg" by one of its meanings)."""
+    return a != b and any(
+        _conversion(x, y) is not None
+        for x in AMBIGUOUS_UNITS.get(a, (a,))
+        for y in AMBIGUOUS_UNITS.get(b, (b,))
+    )
+
+
+@lru_cache(maxsize=1024)
 def _conversions(
     unit: str, units: frozenset[str]
 ) -> tuple[tuple[str, Callable[[float], float]], ...]:
@@ -164,9 +176,19 @@ def _close(value: float, said: float, half_step: float) -> bool:
     return abs(value - said) <= max(half_step, 0.02 * abs(value))
 
 
-def converts(reading: Reading, figure: str, unit: str) -> bool:
+#: How far an exact conversion may land from the figure: a float's rounding, no more.
+_EXACT_SLACK = 1e-9
+
+
+def _same(value: float, said: float) -> bool:
+    return abs(value - said) <= _EXACT_SLACK * max(abs(value), abs(said))
+
+
+def converts(reading: Reading, figure: str, unit: str, exact: bool = False) -> bool:
     """``figure`` in ``unit`` is ``reading`` in another unit of its kind, to the reading's
-    precision or within 2%: "1,083 ft" is "330 m", "104 °F" is "40 °C"."""
+    precision or within 2%: "1,083 ft" is "330 m", "104 °F" is "40 °C". ``exact`` (the
+    Medical domain): only the same amount ("1 g" is "1,000 mg", "a decade" is "ten years";
+    "2.2 lb" is not "1 kg")."""
     if reading.unit is None or reading.unit == unit:
         return False
     said, given = float(reading.value), float(figure)
@@ -174,27 +196,38 @@ def converts(reading: Reading, figure: str, unit: str) -> bool:
     for a in AMBIGUOUS_UNITS.get(reading.unit, (reading.unit,)):
         for b in AMBIGUOUS_UNITS.get(unit, (unit,)):
             convert = _conversion(a, b)
-            if convert is not None and _close(convert(given), said, half_step):
+            if convert is None:
+                continue
+            if _same(convert(given), said) if exact else _close(convert(given), said, half_step):
                 return True
     return False
 
 
-def converted(reading: Reading, quantities: Quantities) -> bool:
+def converted(reading: Reading, quantities: Quantities, exact: bool = False) -> bool:
     """Some figure of ``quantities`` states ``reading`` in another unit (:func:`converts`), as
     a scan of every (figure, unit) would find it, by bisection: for each unit it may be
     written in, only the figures whose converted value lies within the reach of
     :func:`converts` (widened by far more than a float's rounding) are checked."""
+    return conversion_of(reading, quantities, exact) is not None
+
+
+def conversion_of(
+    reading: Reading, quantities: Quantities, exact: bool = False
+) -> tuple[str, str] | None:
+    """The figure and unit of ``quantities`` that state ``reading`` in another unit, found as
+    :func:`converted` says ("1150", "m" for "a kilometre" hedged), or ``None``."""
     if reading.unit is None:
-        return False
+        return None
     said, half_step = float(reading.value), _precision(reading)
     ends = (said - half_step, said + half_step, said / 1.02, said / 0.98)
     slack = 1e-9 * (abs(said) + half_step) + 1e-300
     lo, hi = min(ends) - slack, max(ends) + slack
     for unit, convert in _conversions(reading.unit, quantities.unit_set):
         candidates = quantities.converting(unit, convert, lo, hi)
-        if any(converts(reading, figure, unit) for figure in candidates):
-            return True
-    return False
+        for figure in candidates:
+            if converts(reading, figure, unit, exact):
+                return figure, unit
+    return None
 
 
 def _supports(reading: Reading, figure: str, hedge: str | None, exact: bool = False) -> bool:
@@ -238,7 +271,10 @@ def as_context_writes(
         if any(mark in figure.written for mark in "'\u2019\u2032"):
             continue  # a height, "5'3": two figures in one word
         old, new = figure.written, None
-        if reading.unit is not None:
+        value, _, unit = given.partition(" ")
+        if unit:  # the same amount in the context's unit ("a kilometre" -> "1,150 metres")
+            new = surface(given)
+        elif reading.unit is not None:
             new = surface(f"{given} {reading.unit}")
             if new is None and figure.amount and figure.written.startswith(figure.amount):
                 old, new = figure.amount, surface(given)
@@ -249,7 +285,7 @@ def as_context_writes(
         at = sentence.find(old)
         if at < 0:
             continue
-        if given != reading.value:
+        if value != reading.value or unit:
             # (a hedge is a few words: only the text right before the figure is searched)
             hedge = _HEDGE_BEFORE.search(sentence, max(0, at - _HEDGE_CHARS), at)
             if hedge is not None:
@@ -293,17 +329,18 @@ def figure_problems(
     or the query's figures in ``given``) supports the reading (:func:`_supports`) and, when the
     reading has a unit, the context does not write that number only in other units of the same
     kind ("40 gallons" for "40 litres"; a number it writes without a unit leaves the unit
-    open); or, outside the ``exact`` (Medical) domain, the context states the same amount in
-    another unit (:func:`converts`: "330 m" for "1,083 ft"). ``quantities`` maps the context's
-    figures to the units it writes them with (:attr:`._index.ContextIndex.quantities`); the query's
-    (``given``) count as the context's, and are found as fast (:attr:`Tokens.figure_values`).
+    open); or the context states the same amount in another unit (:func:`converts`: "330 m" for
+    "1,083 ft"; in the ``exact`` (Medical) domain only exactly: "1 g" for "1,000 mg").
+    ``quantities`` maps the context's figures to the units it writes them with
+    (:attr:`._index.ContextIndex.quantities`); the query's (``given``) count as the context's, and are found as fast (:attr:`Tokens.figure_values`).
     A hedged round figure (``hedged``) may stand for the context's figure rounded on the hedged
     side (:func:`approximates`); in the ``exact`` domain only on a count ("more than 3,000
     nurses" for 3,400; "about 1,200 adults" for 1,240, within :data:`ABOUT_SHARE`), never with
     a unit (a dose, a concentration, a duration).
 
     ``found``, if given, receives each supported figure with the reading and the context's
-    (or query's) figure that support it (none for a conversion): how the context writes it.
+    (or query's) figure that support it, with its unit after a space when the context writes
+    the amount in another unit ("1150 m" for "a kilometre"): how the context writes it.
     """
     extra = given.figure_values if given is not None else None
     order = given.figure_order if given is not None else {}
@@ -344,14 +381,15 @@ def figure_problems(
                     matched = []
             if matched and found is not None:
                 found.append((figure, reading, matched[0]))
-            if matched or (
-                not exact
-                and reading.unit is not None
-                and (
-                    converted(reading, quantities)
-                    or (asked is not None and converted(reading, asked))
-                )
-            ):
+            if matched:
+                supported = True
+                break
+            conversion = conversion_of(reading, quantities, exact)
+            if conversion is None and asked is not None:
+                conversion = conversion_of(reading, asked, exact)
+            if conversion is not None:
+                if found is not None:  # the context's figure, with the unit it writes
+                    found.append((figure, reading, " ".join(conversion)))
                 supported = True
                 break
         if not supported:

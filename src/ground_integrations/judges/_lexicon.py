@@ -199,6 +199,8 @@ FIGURE_UNITS = {
     **dict.fromkeys(["wk", "wks", "week", "weeks"], "week"),
     **dict.fromkeys(["month", "months"], "month"),
     **dict.fromkeys(["yr", "yrs", "year", "years"], "year"),
+    **dict.fromkeys(["decade", "decades"], "decade"),
+    **dict.fromkeys(["century", "centuries"], "century"),
     # temperature
     **dict.fromkeys(["celsius", "centigrade"], "c"),
     "fahrenheit": "f",
@@ -276,7 +278,7 @@ UNIT_KINDS = {
     **dict.fromkeys(["m", "km", "cm", "mm", "ft", "in", "mi", "yd"], "length"),
     **dict.fromkeys(["l", "ml", "gal"], "volume"),
     **dict.fromkeys(["g", "kg", "mg", "mcg", "lb", "oz", "t"], "mass"),
-    **dict.fromkeys(["s", "min", "h", "day", "week", "month", "year"], "time"),
+    **dict.fromkeys(["s", "min", "h", "day", "week", "month", "year", "decade", "century"], "time"),
     **dict.fromkeys(["c", "f"], "temperature"),
     **dict.fromkeys(["%", "pp"], "share"),
     **dict.fromkeys(
@@ -313,6 +315,8 @@ UNIT_FACTORS = {
     "week": 604_800.0,
     "month": 2_629_746.0,
     "year": 31_556_952.0,
+    "decade": 315_569_520.0,
+    "century": 3_155_695_200.0,
 }
 
 # Terms a Medical-domain sentence may not change: units, frequencies, routes.

@@ -6,11 +6,12 @@ sentence alike.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from .._markers import mask_markers
-from ..text import fold, stem, word_spans
+from ..text import Span, fold, stem, word_spans
 from ._figures import Figure, figure_in_brackets, read_figures
 from ._lexicon import HEDGES, NEGATIONS, NUMBER_WORDS, SCALE_LETTERS, SCALE_WORDS, STOPWORDS, UNITS
 from ._search import FigureValues, Quantities
@@ -42,6 +43,12 @@ class Tokens:
     #: "micrograms" in "10 micrograms") -> the unit: the figure check compares the unit, so a
     #: unit the context writes in other words ("18%") is no missing content word
     unit_words: dict[int, str] = field(default_factory=dict)
+    #: positions in :attr:`words` of the hedge read with a figure ("fewer than" in "fewer
+    #: than 7,000"): the figure check weighs the hedge, so its words are no content words
+    hedge_words: set[int] = field(default_factory=set)
+    #: positions in :attr:`words` of the words a figure is written with ("7,000", "four",
+    #: "hundred"): the figure check compares the figure, however the context writes it
+    figure_words: set[int] = field(default_factory=set)
     #: the text before each word of :attr:`words` (its punctuation: "," in "garage, lot")
     gaps: list[str] = field(default_factory=list)
 
@@ -82,6 +89,33 @@ def _hedge(before: list[str]) -> str | None:
     return HEDGES.get(before[-1])
 
 
+#: "a" and "an": the number one where they start a figure ("more than a kilometre").
+ARTICLES = frozenset({"a", "an"})
+#: Units whose "a" always states an amount ("for a decade", "a century ago").
+_ALWAYS_COUNTED = frozenset({"decade", "century"})
+
+
+def _article_figure(
+    text: str, spans: Sequence[Span], i: int, before: list[str]
+) -> tuple[list[Figure], int] | None:
+    """The figure an article starts, read as "one": after a hedge when a scale or unit follows
+    it ("more than a kilometre", "just over a tonne", "over a million visitors"), and before a
+    decade or century whatever stands before it ("for a decade"). Elsewhere an article is a
+    word ("a day", "a few"), never a figure the context must hold."""
+    read = read_figures(text, spans, i, "one")
+    if read is None or read[1] == i:
+        return None  # nothing after it makes it an amount
+    units = {r.unit for f in read[0] for r in f.readings}
+    if _hedge(before) is None and not units & _ALWAYS_COUNTED:
+        return None
+    return read
+
+
+def _hedge_length(before: list[str]) -> int:
+    """How many of the words ``before`` a figure make its hedge (2 for "more than")."""
+    return 2 if before[-1] == "than" and len(before) > 1 else 1
+
+
 def quantities_of(surface: dict[str, str]) -> dict[str, frozenset[str]]:
     """Figure -> its units, from the figure-and-unit keys of a surface map ("40 l")."""
     out: dict[str, set[str]] = {}
@@ -117,11 +151,15 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
             out.parts.add(i)
             continue
         read = read_figures(masked, spans, i, word)
+        if read is None and word in ARTICLES:
+            read = _article_figure(masked, spans, i, out.words[max(0, i - 2) : i])
         # a sentence's first word in letters is a word ("One of the...", "Three reviews..."),
         # unless a scale or unit follows it ("Four million people...")
         if read is not None and (_HAS_DIGIT.search(word) or i > 0 or read[1] > i):
             stated, taken = read
             hedge = _hedge(out.words[max(0, i - 2) : i])
+            if hedge:
+                out.hedge_words.update(range(i - _hedge_length(out.words[max(0, i - 2) : i]), i))
             for figure in stated:
                 out.stated.append(figure)
                 for reading in figure.readings:
@@ -134,6 +172,8 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
                         out.surface.setdefault(f"{reading.value} {reading.unit}", figure.written)
                     if hedge:
                         out.hedged[reading.value] = hedge
+            # its number and scale words; a unit word is left to measured_unit_words
+            out.figure_words.update(k for k in range(i, taken + 1) if k not in out.unit_words)
             continue
         if _HAS_DIGIT.search(word):
             # "3rd", "covid-19", "a4": treat as an exact-match token.
