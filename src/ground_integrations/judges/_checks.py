@@ -332,7 +332,8 @@ def figure_problems(
     open); or the context states the same amount in another unit (:func:`converts`: "330 m" for
     "1,083 ft"; in the ``exact`` (Medical) domain only exactly: "1 g" for "1,000 mg").
     ``quantities`` maps the context's figures to the units it writes them with
-    (:attr:`._index.ContextIndex.quantities`); the query's (``given``) count as the context's, and are found as fast (:attr:`Tokens.figure_values`).
+    (:attr:`._index.ContextIndex.quantities`); the query's (``given``) count as the context's,
+    and are found as fast (:attr:`Tokens.figure_values`).
     A hedged round figure (``hedged``) may stand for the context's figure rounded on the hedged
     side (:func:`approximates`); in the ``exact`` domain only on a count ("more than 3,000
     nurses" for 3,400; "about 1,200 adults" for 1,240, within :data:`ABOUT_SHARE`), never with
