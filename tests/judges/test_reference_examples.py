@@ -541,6 +541,8 @@ def test_the_summarised_text_as_a_speaker_is_framing() -> None:
         ("The article highlights the challenges miners face.", "the challenges miners face."),
         ("The author also argues that the war was avoidable.", "the war was avoidable."),
         ("In the story, the writer notes how rain fell.", "In the story, rain fell."),
+        ("The author reflects on the similarities of the two.", "the similarities of the two."),
+        ("The article examines why the plant closed.", "why the plant closed."),
         # an opening that sums up
         ("Overall, the tavern is a popular spot.", "the tavern is a popular spot."),
         ("In summary, prices rose.", "prices rose."),

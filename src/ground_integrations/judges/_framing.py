@@ -69,7 +69,9 @@ _SOURCE_SAYS = re.compile(
     r"said|indicates?|reports?|reported|highlights?|highlighted|emphasi[sz]es|emphasi[sz]ed|"
     r"argues|argued|concludes|concluded|acknowledges|acknowledged|reveals|revealed|points out|"
     r"pointed out|claims|claimed|details|outlines|outlined|touches on|delves into|sheds light on|"
-    r"focuses on|provides a glimpse into|goes on to (?:say|describe|explain))"
+    r"focuses on|provides a glimpse into|reflects on|examines|examined|explores|explored|"
+    r"expresses|expressed|believes|recounts|recounted|recalls|recalled|"
+    r"goes on to (?:say|describe|explain))"
     r"\b(?:\s+(?:that|how)\b)?",
     re.IGNORECASE,
 )
