@@ -221,20 +221,6 @@ def sentence_features(
     if not content:
         feats.checkable = False
         return feats
-    # an irregular form counts as present when its base is ("written" for "wrote"); a figure's
-    # own words ("7,000" for "4,000 to 6,500", "55" for "fifty-five") are the figure check's
-    figure_words = {tokens.words[k] for k in tokens.figure_words}
-    absent = [
-        w
-        for w in content
-        if w not in index.words
-        and w not in figure_words
-        and not (base_form(w) != w and stem(w) in index.stems)
-        and not (base_form(w) != w and stem(w) in given_stems)
-    ]
-    echoed = [w for w in absent if w in given_words]
-    v["missing_words"] = (len(absent) - len(echoed)) / len(content)
-    v["query_echo"] = len(echoed) / len(content)
     v["first_person"] = sum(w in FIRST_PERSON for w in tokens.words) / len(tokens.words)
     words = tokens.words
     covered = [False] * len(words)
@@ -284,6 +270,22 @@ def sentence_features(
         feats.as_context = as_context_writes(
             sentence, matched, lambda key: index.surface.get(key) or surface.get(key)
         )
+    # an irregular form counts as present when its base is ("written" for "wrote"); the words
+    # of a figure the figure check supports ("7,000" for "4,000 to 6,500" after "fewer than",
+    # "55" for "fifty-five") are present as the figure
+    supported = {f for f, _, _ in matched}
+    figure_words = {tokens.words[k] for k, f in tokens.figure_words.items() if f in supported}
+    absent = [
+        w
+        for w in content
+        if w not in index.words
+        and w not in figure_words
+        and not (base_form(w) != w and stem(w) in index.stems)
+        and not (base_form(w) != w and stem(w) in given_stems)
+    ]
+    echoed = [w for w in absent if w in given_words]
+    v["missing_words"] = (len(absent) - len(echoed)) / len(content)
+    v["query_echo"] = len(echoed) / len(content)
     if bad_figures:
         feats.figure_mismatch = True
         v["figures"] = min(1.0, len(bad_figures) / 2 + 0.5)

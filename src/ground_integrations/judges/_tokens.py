@@ -47,8 +47,9 @@ class Tokens:
     #: than 7,000"): the figure check weighs the hedge, so its words are no content words
     hedge_words: set[int] = field(default_factory=set)
     #: positions in :attr:`words` of the words a figure is written with ("7,000", "four",
-    #: "hundred"): the figure check compares the figure, however the context writes it
-    figure_words: set[int] = field(default_factory=set)
+    #: "hundred") -> the figure: once the figure check supports it, however the context
+    #: writes it, they are no missing words
+    figure_words: dict[int, Figure] = field(default_factory=dict)
     #: the text before each word of :attr:`words` (its punctuation: "," in "garage, lot")
     gaps: list[str] = field(default_factory=list)
 
@@ -173,7 +174,10 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
                     if hedge:
                         out.hedged[reading.value] = hedge
             # its number and scale words; a unit word is left to measured_unit_words
-            out.figure_words.update(k for k in range(i, taken + 1) if k not in out.unit_words)
+            for figure in stated:
+                out.figure_words.update(
+                    (k, figure) for k in range(i, taken + 1) if k not in out.unit_words
+                )
             continue
         if _HAS_DIGIT.search(word):
             # "3rd", "covid-19", "a4": treat as an exact-match token.
