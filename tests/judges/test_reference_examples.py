@@ -546,9 +546,6 @@ def test_the_summarised_text_as_a_speaker_is_framing() -> None:
         # an opening that sums up
         ("Overall, the tavern is a popular spot.", "the tavern is a popular spot."),
         ("In summary, prices rose.", "prices rose."),
-        # a call for attention
-        ("However, it's important to note that prices rose.", "prices rose."),
-        ("Please note that prices rose.", "prices rose."),
     ]:
         masked = mask_attribution(sentence)
         assert " ".join(masked.split()) == left and len(masked) == len(sentence)
@@ -556,7 +553,6 @@ def test_the_summarised_text_as_a_speaker_is_framing() -> None:
         "They published the article in May.",
         "The report found 40% more cases.",
         "Overall growth was 5%.",
-        "The note that he wrote was long.",
     ):
         assert mask_attribution(sentence) == sentence
     # an answer that is nothing but the frame keeps its words

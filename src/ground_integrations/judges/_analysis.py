@@ -166,15 +166,14 @@ def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | Non
     whatever words it uses ("per cent" where the context writes "%"), or in a unit the
     context's converts into ("a kilometre" where it writes metres, "a decade" where it writes
     years): part of the figure, which the figure check compares, and no content word of their
-    own. So is a figure's hedge ("fewer than 7,000"), which the figure check weighs; a
-    frequency the context says in other words ("daily" where it says "a day"); and a hyphenated
-    word it writes joined ("Wi-Fi" for "WiFi", "take-out" for "takeout")."""
+    own. So is a frequency the context says in other words ("daily" where it says "a day"),
+    and a hyphenated word it writes joined ("Wi-Fi" for "WiFi", "take-out" for "takeout")."""
     out = {
         k
         for k, w in enumerate(tokens.words)
         if (w in FREQUENCY_PERIODS and FREQUENCY_PERIODS[w] in index.words)
         or ("-" in w and w.replace("-", "") in index.words)
-    } | tokens.hedge_words
+    }
     if tokens.unit_words:
         written = index.quantities.unit_set | (given.quantities.unit_set if given else frozenset())
         out.update(
@@ -270,16 +269,11 @@ def sentence_features(
         feats.as_context = as_context_writes(
             sentence, matched, lambda key: index.surface.get(key) or surface.get(key)
         )
-    # an irregular form counts as present when its base is ("written" for "wrote"); the words
-    # of a figure the figure check supports ("7,000" for "4,000 to 6,500" after "fewer than",
-    # "55" for "fifty-five") are present as the figure
-    supported = {f for f, _, _ in matched}
-    figure_words = {tokens.words[k] for k, f in tokens.figure_words.items() if f in supported}
+    # an irregular form counts as present when its base is ("written" for "wrote")
     absent = [
         w
         for w in content
         if w not in index.words
-        and w not in figure_words
         and not (base_form(w) != w and stem(w) in index.stems)
         and not (base_form(w) != w and stem(w) in given_stems)
     ]

@@ -57,16 +57,6 @@ _SUMMING_UP = re.compile(
     r"all in all|in brief)\s*,\s*",
     re.IGNORECASE,
 )
-#: An opening that asks the reader's attention ("It is important to note that", "However,
-#: it's worth noting that", "Please note that"): it frames the claim after it, which is checked.
-_NOTE_THAT = re.compile(
-    r"^\W*(?:(?:however|also|additionally|furthermore|moreover|but)\s*,?\s*)?"
-    r"(?:(?:it\s+is|it['’]s|it\s+should\s+be)\s+(?:also\s+)?"
-    r"(?:important|worth|crucial|essential|interesting)\s+(?:to\s+)?"
-    r"(?:note|noting|mention|mentioning|remember|point\s+out|pointing\s+out|keep\s+in\s+mind)"
-    r"|(?:please\s+)?note)\s+that\s*,?\s*",
-    re.IGNORECASE,
-)
 #: The summarised text named as the one who says something ("The article highlights that",
 #: "The author also argues", "the story notes"): it frames the claim after it, as a passage
 #: reference does. Only with a reporting verb: "the report found 40%" or "they published the
@@ -106,14 +96,13 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def mask_attribution(sentence: str) -> str:
-    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`), summing-up
-    (:data:`_SUMMING_UP`: "Overall,") or call for attention (:data:`_NOTE_THAT`: "It is
-    important to note that"), its references to the retrieved passages
+    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`) or summing-up
+    (:data:`_SUMMING_UP`: "Overall,"), its references to the retrieved passages
     (:data:`_REFERENCE`) and the summarised text named as a speaker
     (:data:`_SOURCE_SAYS`) replaced by spaces of the same length: "Based on the given passages,
     X", "X (Passage 2)" and "The article highlights that X" are checked as "X". A sentence
     that would be left with no word at all is kept as it is."""
-    m = _ATTRIBUTION.match(sentence) or _SUMMING_UP.match(sentence) or _NOTE_THAT.match(sentence)
+    m = _ATTRIBUTION.match(sentence) or _SUMMING_UP.match(sentence)
     masked = sentence
     if m and m.end() < len(sentence):
         masked = " " * m.end() + sentence[m.end() :]

@@ -43,13 +43,6 @@ class Tokens:
     #: "micrograms" in "10 micrograms") -> the unit: the figure check compares the unit, so a
     #: unit the context writes in other words ("18%") is no missing content word
     unit_words: dict[int, str] = field(default_factory=dict)
-    #: positions in :attr:`words` of the hedge read with a figure ("fewer than" in "fewer
-    #: than 7,000"): the figure check weighs the hedge, so its words are no content words
-    hedge_words: set[int] = field(default_factory=set)
-    #: positions in :attr:`words` of the words a figure is written with ("7,000", "four",
-    #: "hundred") -> the figure: once the figure check supports it, however the context
-    #: writes it, they are no missing words
-    figure_words: dict[int, Figure] = field(default_factory=dict)
     #: the text before each word of :attr:`words` (its punctuation: "," in "garage, lot")
     gaps: list[str] = field(default_factory=list)
 
@@ -112,11 +105,6 @@ def _article_figure(
     return read
 
 
-def _hedge_length(before: list[str]) -> int:
-    """How many of the words ``before`` a figure make its hedge (2 for "more than")."""
-    return 2 if before[-1] == "than" and len(before) > 1 else 1
-
-
 def quantities_of(surface: dict[str, str]) -> dict[str, frozenset[str]]:
     """Figure -> its units, from the figure-and-unit keys of a surface map ("40 l")."""
     out: dict[str, set[str]] = {}
@@ -159,8 +147,6 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         if read is not None and (_HAS_DIGIT.search(word) or i > 0 or read[1] > i):
             stated, taken = read
             hedge = _hedge(out.words[max(0, i - 2) : i])
-            if hedge:
-                out.hedge_words.update(range(i - _hedge_length(out.words[max(0, i - 2) : i]), i))
             for figure in stated:
                 out.stated.append(figure)
                 for reading in figure.readings:
@@ -173,11 +159,6 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
                         out.surface.setdefault(f"{reading.value} {reading.unit}", figure.written)
                     if hedge:
                         out.hedged[reading.value] = hedge
-            # its number and scale words; a unit word is left to measured_unit_words
-            for figure in stated:
-                out.figure_words.update(
-                    (k, figure) for k in range(i, taken + 1) if k not in out.unit_words
-                )
             continue
         if _HAS_DIGIT.search(word):
             # "3rd", "covid-19", "a4": treat as an exact-match token.
