@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +170,36 @@ def test_a_huge_paragraph_is_split_without_punkts_regex_timeout(monkeypatch) -> 
     )
     spans = text.split_sentences("One. Two three. Four.")
     assert [s.text for s in spans] == ["One.", "Two three.", "Four."]
+
+
+def test_verbs_that_state_the_same_change_share_a_stem() -> None:
+    from ground_integrations.text import reworded, stem
+
+    assert stem("rose") == stem("increased") == stem("grew") == stem("climbing")
+    assert stem("dropped") == stem("fell") == stem("declines")
+    assert stem("started") == stem("began")
+    # the two directions stay apart, and a word of no group keeps its own stem
+    assert stem("rose") != stem("fell")
+    assert stem("revenue") == "revenu"
+    assert reworded("dropped") and reworded("began") and not reworded("revenue")
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_change_in_other_words_is_no_missing_word_and_its_opposite_is_caught(task) -> None:
+    from ground_integrations import GroundednessChecker, HeuristicJudge
+
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    context = ["Brightwater shares fell 3% on the news. Revenue increased by 18% to $95 million."]
+    query = "What happened?" if task == "QnA" else None
+    for answer in (
+        "Brightwater shares dropped 3% on the news.",
+        "Revenue rose by 18% to $95 million.",
+    ):
+        request = checker.build_request(context, answer, query, task=task)
+        _, _, feats = checker.judge.analyse(request)
+        assert feats[0].values["missing_words"] == 0.0, answer
+    # "fell" where the context says "increased": an opposite, though the pair is "rise"/"fall"
+    alone = ["Revenue increased by 18% to $95 million."]
+    request = checker.build_request(alone, "Revenue fell by 18% to $95 million.", query, task=task)
+    _, _, feats = checker.judge.analyse(request)
+    assert feats[0].opposites, feats[0].reasons

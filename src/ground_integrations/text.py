@@ -386,15 +386,36 @@ _stemmer_lock = threading.Lock()
 _stemmer = None
 
 
+#: Verbs that state the same change in other words ("rose" for "increased", "dropped" for
+#: "fell", "started" for "began"): each group's words share one stem, so that a faithful
+#: rewording is no missing word. Only words whose every common sense is the group's.
+SAME_MEANING = (
+    ("increase", "rise", "grow", "climb"),
+    ("decrease", "fall", "drop", "decline"),
+    ("begin", "start", "commence"),
+    ("finish", "complete"),
+    ("buy", "purchase"),
+    ("help", "assist"),
+)
+_same_stem: dict[str, str] | None = None
+
+
 def stem(word: str) -> str:
     """Porter stem of a folded word (NLTK's stemmer needs no data), irregular verb forms
-    first reduced to their base ("wrote" -> "write")."""
+    first reduced to their base ("wrote" -> "write"); the words of one group of
+    :data:`SAME_MEANING` share the stem of its first ("rose" -> "increas")."""
     return _stem(word) if len(word) <= MAX_CACHED_WORD else _stem.__wrapped__(word)
 
 
-@lru_cache(maxsize=131072)
-def _stem(word: str) -> str:
-    word = _IRREGULAR.get(word, word)
+def reworded(word: str) -> bool:
+    """``word`` (folded) belongs to a group of :data:`SAME_MEANING`: any of the group's words
+    in the context supports it."""
+    stem(word)  # builds the groups' stems on first use
+    assert _same_stem is not None
+    return _porter(_IRREGULAR.get(word, word)) in _same_stem
+
+
+def _porter(word: str) -> str:
     global _stemmer
     if _stemmer is None:
         with _stemmer_lock:
@@ -403,6 +424,15 @@ def _stem(word: str) -> str:
 
                 _stemmer = PorterStemmer(mode=PorterStemmer.NLTK_EXTENSIONS)
     return str(_stemmer.stem(word, to_lowercase=False))
+
+
+@lru_cache(maxsize=131072)
+def _stem(word: str) -> str:
+    global _same_stem
+    if _same_stem is None:
+        _same_stem = {_porter(w): _porter(group[0]) for group in SAME_MEANING for w in group}
+    stemmed = _porter(_IRREGULAR.get(word, word))
+    return _same_stem.get(stemmed, stemmed)
 
 
 def code_point_to_utf8(text: str, index: int) -> int:

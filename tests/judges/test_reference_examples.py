@@ -1007,7 +1007,6 @@ _KEEP_MISS = "the words differ from the context's and the bundled judge flags th
 ONE_FACT_MISSES: dict[tuple[str, str], str] = {
     ("rewording", "QnA"): _KEEP_MISS,
     ("comparative turned round", "QnA"): _KEEP_MISS,
-    ("synonym", "QnA"): _KEEP_MISS,
     ("rounded figure", "QnA"): _KEEP_MISS,
     ("not + antonym", "QnA"): _KEEP_MISS,
 }

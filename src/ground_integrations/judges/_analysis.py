@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ..deadline import checkpoint
 from ..models import Domain
-from ..text import Span, base_form, fold, split_sentences, stem, word_spans
+from ..text import Span, base_form, fold, reworded, split_sentences, stem, word_spans
 from ._checks import approximates as approximates
 from ._checks import as_context_writes, convertible, swapped_opposites
 from ._checks import closest_figure as closest_figure
@@ -274,8 +274,8 @@ def sentence_features(
         w
         for w in content
         if w not in index.words
-        and not (base_form(w) != w and stem(w) in index.stems)
-        and not (base_form(w) != w and stem(w) in given_stems)
+        and not ((base_form(w) != w or reworded(w)) and stem(w) in index.stems)
+        and not ((base_form(w) != w or reworded(w)) and stem(w) in given_stems)
     ]
     echoed = [w for w in absent if w in given_words]
     v["missing_words"] = (len(absent) - len(echoed)) / len(content)
