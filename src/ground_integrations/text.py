@@ -398,6 +398,7 @@ SAME_MEANING = (
     ("help", "assist"),
 )
 _same_stem: dict[str, str] | None = None
+_group_stems: frozenset[str] = frozenset()
 
 
 def stem(word: str) -> str:
@@ -410,9 +411,9 @@ def stem(word: str) -> str:
 def reworded(word: str) -> bool:
     """``word`` (folded) belongs to a group of :data:`SAME_MEANING`: any of the group's words
     in the context supports it."""
-    stem(word)  # builds the groups' stems on first use
+    stemmed = stem(word)  # (builds the groups' stems on first use)
     assert _same_stem is not None
-    return _porter(_IRREGULAR.get(word, word)) in _same_stem
+    return stemmed in _group_stems
 
 
 def _porter(word: str) -> str:
@@ -428,9 +429,11 @@ def _porter(word: str) -> str:
 
 @lru_cache(maxsize=131072)
 def _stem(word: str) -> str:
-    global _same_stem
+    global _same_stem, _group_stems
     if _same_stem is None:
-        _same_stem = {_porter(w): _porter(group[0]) for group in SAME_MEANING for w in group}
+        same = {_porter(w): _porter(group[0]) for group in SAME_MEANING for w in group}
+        _group_stems = frozenset(same.values())
+        _same_stem = same
     stemmed = _porter(_IRREGULAR.get(word, word))
     return _same_stem.get(stemmed, stemmed)
 

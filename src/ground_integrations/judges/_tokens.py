@@ -13,7 +13,16 @@ from functools import cached_property
 from .._markers import mask_markers
 from ..text import Span, fold, stem, word_spans
 from ._figures import Figure, figure_in_brackets, read_figures
-from ._lexicon import HEDGES, NEGATIONS, NUMBER_WORDS, SCALE_LETTERS, SCALE_WORDS, STOPWORDS, UNITS
+from ._lexicon import (
+    FIGURE_UNITS,
+    HEDGES,
+    NEGATIONS,
+    NUMBER_WORDS,
+    SCALE_LETTERS,
+    SCALE_WORDS,
+    STOPWORDS,
+    UNITS,
+)
 from ._search import FigureValues, Quantities
 
 __all__ = ["Tokens", "analyse", "quantities_of"]
@@ -96,6 +105,11 @@ def _article_figure(
     it ("more than a kilometre", "just over a tonne", "over a million visitors"), and before a
     decade or century whatever stands before it ("for a decade"). Elsewhere an article is a
     word ("a day", "a few"), never a figure the context must hold."""
+    if i + 1 >= len(spans):
+        return None
+    after = fold(spans[i + 1].text)
+    if after not in SCALE_WORDS and after not in FIGURE_UNITS:
+        return None  # (most articles: a cheap test before reading a figure)
     read = read_figures(text, spans, i, "one")
     if read is None or read[1] == i:
         return None  # nothing after it makes it an amount
