@@ -53,6 +53,22 @@ def test_a_sentence_is_unsupported_when_it_overlaps_a_span() -> None:
     ]
 
 
+def test_run_time_claims_write_matched_figures_as_the_context_does() -> None:
+    r = record(
+        "ragtruth",
+        "grounded",
+        answer="Of the soldiers, 55 were American.",
+        context=("Of the soldiers who wrote there, fifty-five were American.",),
+    )
+    premises = lambda index, sentence, task: ["premise"]  # noqa: E731
+    assert [c for _, c, _ in sentence_pairs([r], premises)] == [
+        "Of the soldiers, 55 were American."
+    ]
+    assert [c for _, c, _ in sentence_pairs([r], premises, run_time_claims=True)] == [
+        "Of the soldiers, fifty-five were American."
+    ]
+
+
 def test_answers_sharing_a_context_share_a_fold() -> None:
     a = record("ragtruth", "grounded", context=("One article.",), answer="A.")
     b = record("ragtruth", "notGrounded", context=("One article.",), answer="B.")

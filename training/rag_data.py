@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ground_integrations import GroundednessChecker
+from ground_integrations.judges._checks import written_as_context
 from ground_integrations.judges.heuristic import HeuristicJudge
 
 __all__ = [
@@ -61,10 +62,16 @@ def span_labelled(records: Iterable[dict]) -> list[dict]:
     ]
 
 
-def sentence_pairs(records: Iterable[dict], premises) -> list[tuple[str, str, int]]:
+def sentence_pairs(
+    records: Iterable[dict], premises, run_time_claims: bool = False
+) -> list[tuple[str, str, int]]:
     """(premise, sentence, 1 if supported else 0) for every checkable answer sentence.
 
-    ``premises(index, sentence, task)`` gives the premise(s) the judge uses at run time."""
+    ``premises(index, sentence, task)`` gives the premise(s) the judge uses at run time.
+    ``run_time_claims``: the sentence as the judge gives it to the model, its figures the figure
+    check matched written the way the context writes them ("55" -> "fifty-five", "just over a
+    tonne" -> "1,100 kilograms"); off, the sentence as the answer writes it (how every shipped
+    model was trained)."""
     heuristic = HeuristicJudge()
     checker = GroundednessChecker(heuristic)
     out: list[tuple[str, str, int]] = []
@@ -75,8 +82,9 @@ def sentence_pairs(records: Iterable[dict], premises) -> list[tuple[str, str, in
             if not f.checkable:
                 continue
             hit = in_spans(span, r)
+            claim = written_as_context(span.text, f.as_context) if run_time_claims else span.text
             for premise in premises(index, span.text, request.task):
-                out.append((premise, span.text, 0 if hit else 1))
+                out.append((premise, claim, 0 if hit else 1))
     return out
 
 

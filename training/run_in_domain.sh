@@ -24,6 +24,9 @@ RAGTRAIN=${RAGTRAIN:-0}
 # torch threads: 1 is faster than 2 when anything else runs on a 2-core machine (the second
 # thread waits for the first at every barrier); the issue-19 runs used 2 on an idle machine
 THREADS=${THREADS:-2}
+# CLAIMS=run-time: pair each answer sentence as the judge gives it to the model (matched figures
+# written the context's way, train_cross_encoder.py --run-time-claims); runs named ...-rtc
+CLAIMS=${CLAIMS:-}
 mkdir -p training/runs/recovered
 if [ ! -f training/runs/recovered/checkpoint.pt ]; then
     git show "$STAGE1:src/ground_integrations/_model/model.onnx" > training/runs/recovered/stage1.onnx
@@ -41,6 +44,7 @@ for fold in $RUNS; do
     [ -n "$TAG" ] && run=$run-$TAG
     extra=()
     if [ -n "$LAYERS" ]; then run=$run-L$LAYERS; extra=(--layers "$LAYERS"); fi
+    if [ "$CLAIMS" = run-time ]; then run=$run-rtc; extra+=(--run-time-claims); fi
     if [ -n "$DISTIL" ]; then
         teacher=training/runs/rag-fold$fold-$DISTIL/checkpoint.pt
         [ "$fold" = -1 ] && teacher=training/runs/rag-all-$DISTIL/checkpoint.pt

@@ -189,8 +189,9 @@ def in_domain_examples(args: argparse.Namespace, general: list) -> tuple[list, l
     records = span_labelled(r for path in args.in_domain for r in load_records(path))
     train_recs = [r for r in records if fold_of(r, args.folds) != args.fold]
     test_recs = [r for r in records if fold_of(r, args.folds) == args.fold]
-    pairs = sentence_pairs(train_recs, run_time_premises)
-    held = sentence_pairs(test_recs, run_time_premises) if test_recs else []
+    claims = args.run_time_claims
+    pairs = sentence_pairs(train_recs, run_time_premises, claims)
+    held = sentence_pairs(test_recs, run_time_premises, claims) if test_recs else []
     rng = random.Random(args.seed + 7)
     domain = [p for p in pairs for _ in range(args.oversample if p[2] == 0 else 1)]
     extra: list[tuple[str, str, int]] = []
@@ -389,6 +390,13 @@ def main() -> int:
         help="set --steps and --total-steps to this many passes over the training pairs",
     )
     ap.add_argument("--replay", type=float, default=1.0, help="general pairs per in-domain pair")
+    ap.add_argument(
+        "--run-time-claims",
+        action="store_true",
+        help="with --in-domain: pair each answer sentence as the judge gives it to the model (its "
+        "matched figures written the context's way); off, as the answer writes it (the shipped "
+        "models' recipe)",
+    )
     ap.add_argument(
         "--rag-train",
         type=int,
