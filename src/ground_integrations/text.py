@@ -15,7 +15,7 @@ import re
 import threading
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from .deadline import checkpoint
@@ -397,8 +397,6 @@ SAME_MEANING = (
     ("buy", "purchase"),
     ("help", "assist"),
 )
-_same_stem: dict[str, str] | None = None
-_group_stems: frozenset[str] = frozenset()
 
 
 def stem(word: str) -> str:
@@ -411,9 +409,7 @@ def stem(word: str) -> str:
 def reworded(word: str) -> bool:
     """``word`` (folded) belongs to a group of :data:`SAME_MEANING`: any of the group's words
     in the context supports it."""
-    stemmed = stem(word)  # (builds the groups' stems on first use)
-    assert _same_stem is not None
-    return stemmed in _group_stems
+    return stem(word) in _group_stems()
 
 
 def _porter(word: str) -> str:
@@ -427,15 +423,21 @@ def _porter(word: str) -> str:
     return str(_stemmer.stem(word, to_lowercase=False))
 
 
+@cache
+def _same_stem() -> dict[str, str]:
+    """The Porter stem of each word of :data:`SAME_MEANING` -> its group's shared stem."""
+    return {_porter(w): _porter(group[0]) for group in SAME_MEANING for w in group}
+
+
+@cache
+def _group_stems() -> frozenset[str]:
+    return frozenset(_same_stem().values())
+
+
 @lru_cache(maxsize=131072)
 def _stem(word: str) -> str:
-    global _same_stem, _group_stems
-    if _same_stem is None:
-        same = {_porter(w): _porter(group[0]) for group in SAME_MEANING for w in group}
-        _group_stems = frozenset(same.values())
-        _same_stem = same
     stemmed = _porter(_IRREGULAR.get(word, word))
-    return _same_stem.get(stemmed, stemmed)
+    return _same_stem().get(stemmed, stemmed)
 
 
 def code_point_to_utf8(text: str, index: int) -> int:

@@ -269,13 +269,16 @@ def sentence_features(
         feats.as_context = as_context_writes(
             sentence, matched, lambda key: index.surface.get(key) or surface.get(key)
         )
-    # an irregular form counts as present when its base is ("written" for "wrote")
+    # an irregular form counts as present when its base is ("written" for "wrote"), a verb of
+    # the same change when another of its group is ("rose" for "increased")
     absent = [
         w
         for w in content
         if w not in index.words
-        and not ((base_form(w) != w or reworded(w)) and stem(w) in index.stems)
-        and not ((base_form(w) != w or reworded(w)) and stem(w) in given_stems)
+        and not (
+            (base_form(w) != w or reworded(w))
+            and (stem(w) in index.stems or stem(w) in given_stems)
+        )
     ]
     echoed = [w for w in absent if w in given_words]
     v["missing_words"] = (len(absent) - len(echoed)) / len(content)
