@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent
 VARIANTS: dict[str, tuple[str, float, int, int]] = {
     "base": ("stage1", 1, 0, 0),
     "e2": ("stage1", 2, 0, 0),
+    "e3": ("stage1", 3, 0, 0),
     "e2-syn": ("stage1", 2, 4000, 0),
     "e2-rt": ("stage1", 2, 0, 6000),
     "e2-syn-rt": ("stage1", 2, 4000, 6000),
