@@ -216,18 +216,23 @@ def mix(data: Path, fold: int, synthetic: int, rag_train: int, seed: int) -> lis
 
 
 def evaluate(model, tokenizer, data: Path, fold: int, device: str) -> dict:
+    return evaluate_with(lambda pairs: logits(model, tokenizer, pairs, device), data, fold)
+
+
+def evaluate_with(score, data: Path, fold: int) -> dict:
+    """The sweep's figures for one fold, ``score(pairs)`` giving each pair's support logit."""
     out: dict = {}
     for name, rows in (
         ("held", read(data / f"fold{fold}_held.jsonl.xz")),
         ("dev", read(data / "devrt.jsonl.xz")),
     ):
-        scores = logits(model, tokenizer, rows, device)
+        scores = score(rows)
         out[f"{name}:all"] = auroc(scores, [r[2] for r in rows])
         for tag in sorted({r[3] for r in rows}):
             idx = [i for i, r in enumerate(rows) if r[3] == tag]
             out[f"{name}:{tag}"] = auroc([scores[i] for i in idx], [rows[i][2] for i in idx])
     synth = read(data / f"fold{fold}_synth_held.jsonl.xz")
-    scores = logits(model, tokenizer, synth, device)
+    scores = score(synth)
     per: dict[str, list[int]] = {}
     for x, (_, _, y, cat) in zip(scores, synth):
         per.setdefault(f"{'edit' if y == 0 else 'keep'}:{cat}", []).append(int((x > 0) == y))
@@ -237,7 +242,7 @@ def evaluate(model, tokenizer, data: Path, fold: int, device: str) -> dict:
     out["synth:kept"] = sum(kept) / max(1, len(kept))
     out.update({f"synth:{k}": sum(v) / len(v) for k, v in sorted(per.items())})
     general = [p[:3] for p in read(data / "general.jsonl.xz") if p[3] == "held"]
-    scores = logits(model, tokenizer, general, device)
+    scores = score(general)
     out["general:accuracy"] = sum(
         (x > 0) == bool(y) for x, (_, _, y) in zip(scores, general)
     ) / len(general)
