@@ -18,6 +18,8 @@ is built here, on the CPU, with exactly the code the CPU recipe uses (``rag_data
   (seed + 14, the pairs ``eval_synthetic.py`` scores);
 - ``devrt.jsonl.xz``: dev.jsonl's RAGTruth records, tagged, never trained on (scored by both
   fold models);
+- with ``--widths 3 6``, the same fold and dev files again with premises of 6 sentences
+  (``-w6``), for a longer-premise model (``gpu_sweep.WIDE``);
 - ``stage1b.jsonl.xz``: edits and rewordings of rag_train news records (stage 1b);
 - ``ragtrain.jsonl.xz``: natural sentence pairs of rag_train (``rag_train_pairs``);
 - ``stage1.onnx.xz`` (the stage-1 int8 export git keeps at ``--stage1``), ``extra.pt`` (the
@@ -34,6 +36,7 @@ import lzma
 import random
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -59,6 +62,13 @@ def tagged_pairs(records: list[dict], premises) -> list[list]:
     return out
 
 
+def wider(index, sentence: str, task=None, *, width: int) -> list[str]:
+    """A wider premise than the judge's: the best window of ``width`` sentences."""
+    from ground_integrations.judges.cross_encoder import top_windows
+
+    return top_windows(index, sentence, 1, width)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path(".gpu"))
@@ -69,6 +79,13 @@ def main() -> int:
     ap.add_argument("--stage1b", type=int, default=30000, help="stage-1b edits")
     ap.add_argument("--edit-sources", type=int, default=5000)
     ap.add_argument("--rag-train", type=int, default=6000)
+    ap.add_argument(
+        "--widths",
+        type=int,
+        nargs="+",
+        default=[3],
+        help="premise widths in sentences: 3 is the judge's; another writes -w<width> files",
+    )
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -111,18 +128,22 @@ def main() -> int:
     with gzip.open(SHARED / "rag_train" / "rag_train.jsonl.gz", "rt", encoding="utf-8") as fh:
         rag_train = [json.loads(line) for line in fh if line.strip()]
     news = [r for r in rag_train if r["dataset"] != "tabfact"]
-    for fold in (0, 1):
-        train_recs = [r for r in rag_dev if fold_of(r, 2) != fold]
-        test_recs = [r for r in rag_dev if fold_of(r, 2) == fold]
-        write(args.out / f"fold{fold}_train.jsonl.xz", tagged_pairs(train_recs, run_time_premises))
-        write(args.out / f"fold{fold}_held.jsonl.xz", tagged_pairs(test_recs, run_time_premises))
-        sources = train_recs + random.Random(seed + 12).sample(news, min(len(news), 3000))
-        synth = synthetic_pairs(sources, run_time_premises, args.synthetic, seed + 13)
-        write(args.out / f"fold{fold}_synth.jsonl.xz", [list(p) for p in synth])
-        held = synthetic_pairs(test_recs, run_time_premises, 1500, seed + 14)
-        write(args.out / f"fold{fold}_synth_held.jsonl.xz", [list(p) for p in held])
     dev = [r for r in load_records(SHARED / "dev.jsonl") if r["dataset"] == "ragtruth"]
-    write(args.out / "devrt.jsonl.xz", tagged_pairs(span_labelled(dev), run_time_premises))
+    for width in args.widths:
+        # the judge's own premise (3 sentences), or a wider window for a longer-premise model
+        premises = run_time_premises if width == 3 else partial(wider, width=width)
+        wide = "" if width == 3 else f"-w{width}"
+        for fold in (0, 1):
+            train_recs = [r for r in rag_dev if fold_of(r, 2) != fold]
+            test_recs = [r for r in rag_dev if fold_of(r, 2) == fold]
+            write(args.out / f"fold{fold}_train{wide}.jsonl.xz", tagged_pairs(train_recs, premises))
+            write(args.out / f"fold{fold}_held{wide}.jsonl.xz", tagged_pairs(test_recs, premises))
+            sources = train_recs + random.Random(seed + 12).sample(news, min(len(news), 3000))
+            synth = synthetic_pairs(sources, premises, args.synthetic, seed + 13)
+            write(args.out / f"fold{fold}_synth{wide}.jsonl.xz", [list(p) for p in synth])
+            held = synthetic_pairs(test_recs, premises, 1500, seed + 14)
+            write(args.out / f"fold{fold}_synth_held{wide}.jsonl.xz", [list(p) for p in held])
+        write(args.out / f"devrt{wide}.jsonl.xz", tagged_pairs(span_labelled(dev), premises))
     sources = random.Random(seed + 12).sample(news, min(len(news), args.edit_sources))
     synth = synthetic_pairs(sources, run_time_premises, args.stage1b, seed + 13)
     write(args.out / "stage1b.jsonl.xz", [list(p) for p in synth])

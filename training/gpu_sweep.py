@@ -44,7 +44,16 @@ VARIANTS: dict[str, tuple[str, float, int, int]] = {
     "e2-rt": ("stage1", 2, 0, 6000),
     "e2-syn-rt": ("stage1", 2, 4000, 6000),
     "s1b-e2-syn": ("stage1b", 2, 4000, 0),
+    "e3-w6": ("stage1", 3, 0, 0),
 }
+#: variants whose premises are wider than the judge's 3-sentence window: name -> (sentences per
+#: window, tokens per pair); their pairs are gpu_data.py's ``--widths`` files (``-w<width>``)
+WIDE: dict[str, tuple[int, int]] = {"e3-w6": (6, 256)}
+
+
+def suffix(variant: str) -> str:
+    width = WIDE.get(variant, (3, 128))[0]
+    return "" if width == 3 else f"-w{width}"
 
 
 LIMIT = 0  # --limit: a smoke test reads at most this many rows of each file
@@ -126,6 +135,7 @@ def train(
     seed: int,
     device: str,
     deadline: float,
+    max_length: int = 128,
 ) -> int:
     import torch
 
@@ -151,7 +161,7 @@ def train(
             [b[0] for b in batch],
             [b[1] for b in batch],
             truncation="longest_first",
-            max_length=128,
+            max_length=max_length,
             padding=True,
             return_tensors="pt",
         ).to(device)
@@ -166,7 +176,7 @@ def train(
     return steps
 
 
-def logits(model, tokenizer, pairs: list, device: str) -> list[float]:
+def logits(model, tokenizer, pairs: list, device: str, max_length: int = 128) -> list[float]:
     import torch
 
     model.eval()
@@ -178,7 +188,7 @@ def logits(model, tokenizer, pairs: list, device: str) -> list[float]:
                 [b[0] for b in chunk],
                 [b[1] for b in chunk],
                 truncation="longest_first",
-                max_length=128,
+                max_length=max_length,
                 padding=True,
                 return_tensors="pt",
             ).to(device)
@@ -201,13 +211,13 @@ def auroc(scores: list[float], labels: list[int]) -> float:
     return wins / (len(pos) * len(neg))
 
 
-def mix(data: Path, fold: int, synthetic: int, rag_train: int, seed: int) -> list:
-    pairs = [p[:3] for p in read(data / f"fold{fold}_train.jsonl.xz")]
+def mix(data: Path, fold: int, synthetic: int, rag_train: int, seed: int, wide: str = "") -> list:
+    pairs = [p[:3] for p in read(data / f"fold{fold}_train{wide}.jsonl.xz")]
     domain = [p for p in pairs for _ in range(3 if p[2] == 0 else 1)]
     if rag_train:
         domain += [p[:3] for p in read(data / "ragtrain.jsonl.xz")[:rag_train]]
     if synthetic:
-        domain += [p[:3] for p in read(data / f"fold{fold}_synth.jsonl.xz")[:synthetic]]
+        domain += [p[:3] for p in read(data / f"fold{fold}_synth{wide}.jsonl.xz")[:synthetic]]
     pool = [p[:3] for p in read(data / "general.jsonl.xz") if p[3] == "pool"]
     rng = random.Random(seed + 7)
     mixed = domain + rng.sample(pool, min(len(pool), len(domain)))
@@ -215,23 +225,28 @@ def mix(data: Path, fold: int, synthetic: int, rag_train: int, seed: int) -> lis
     return mixed
 
 
-def evaluate(model, tokenizer, data: Path, fold: int, device: str) -> dict:
-    return evaluate_with(lambda pairs: logits(model, tokenizer, pairs, device), data, fold)
+def evaluate(
+    model, tokenizer, data: Path, fold: int, device: str, wide: str = "", max_length: int = 128
+) -> dict:
+    return evaluate_with(
+        lambda pairs: logits(model, tokenizer, pairs, device, max_length), data, fold, wide
+    )
 
 
-def evaluate_with(score, data: Path, fold: int) -> dict:
-    """The sweep's figures for one fold, ``score(pairs)`` giving each pair's support logit."""
+def evaluate_with(score, data: Path, fold: int, wide: str = "") -> dict:
+    """The sweep's figures for one fold, ``score(pairs)`` giving each pair's support logit;
+    ``wide``: the pairs of wider premises (``-w<width>``)."""
     out: dict = {}
     for name, rows in (
-        ("held", read(data / f"fold{fold}_held.jsonl.xz")),
-        ("dev", read(data / "devrt.jsonl.xz")),
+        ("held", read(data / f"fold{fold}_held{wide}.jsonl.xz")),
+        ("dev", read(data / f"devrt{wide}.jsonl.xz")),
     ):
         scores = score(rows)
         out[f"{name}:all"] = auroc(scores, [r[2] for r in rows])
         for tag in sorted({r[3] for r in rows}):
             idx = [i for i, r in enumerate(rows) if r[3] == tag]
             out[f"{name}:{tag}"] = auroc([scores[i] for i in idx], [rows[i][2] for i in idx])
-    synth = read(data / f"fold{fold}_synth_held.jsonl.xz")
+    synth = read(data / f"fold{fold}_synth_held{wide}.jsonl.xz")
     scores = score(synth)
     per: dict[str, list[int]] = {}
     for x, (_, _, y, cat) in zip(scores, synth):
@@ -291,7 +306,9 @@ def one(args: argparse.Namespace) -> int:
     else:
         model.load_state_dict(torch.load(work / "stage1b" / "state.pt"))
     model.to(device)
-    examples = mix(data, args.fold, synthetic, rag_train, args.seed)
+    wide = suffix(args.variant)
+    max_length = WIDE.get(args.variant, (3, 128))[1]
+    examples = mix(data, args.fold, synthetic, rag_train, args.seed, wide)
     steps = train(
         model,
         tokenizer,
@@ -302,6 +319,7 @@ def one(args: argparse.Namespace) -> int:
         seed=args.seed,
         device=device,
         deadline=deadline,
+        max_length=max_length,
     )
     result = {
         "variant": args.variant,
@@ -310,7 +328,7 @@ def one(args: argparse.Namespace) -> int:
         "steps": steps,
         "seconds": round(time.monotonic() - started, 1),
     }
-    result.update(evaluate(model, tokenizer, data, args.fold, device))
+    result.update(evaluate(model, tokenizer, data, args.fold, device, wide, max_length))
     (run / "result.json").write_text(json.dumps(result, indent=1))
     torch.save(quantise(model.state_dict()), run / "weights.pt")
     print(json.dumps(result), flush=True)
