@@ -45,10 +45,11 @@ VARIANTS: dict[str, tuple[str, float, int, int]] = {
     "e2-syn-rt": ("stage1", 2, 4000, 6000),
     "s1b-e2-syn": ("stage1b", 2, 4000, 0),
     "e3-w6": ("stage1", 3, 0, 0),
+    "e2-w6": ("stage1", 2, 0, 0),
 }
 #: variants whose premises are wider than the judge's 3-sentence window: name -> (sentences per
 #: window, tokens per pair); their pairs are gpu_data.py's ``--widths`` files (``-w<width>``)
-WIDE: dict[str, tuple[int, int]] = {"e3-w6": (6, 256)}
+WIDE: dict[str, tuple[int, int]] = {"e3-w6": (6, 256), "e2-w6": (6, 256)}
 
 
 def suffix(variant: str) -> str:
