@@ -25,12 +25,7 @@ from _records import group_of, load, model_supports
 from fit_default import DATA, features
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-from rag_data import fold_of, in_spans
-
-
-class _Span:
-    def __init__(self, start: int, end: int) -> None:
-        self.start, self.end = start, end
+from rag_data import fold_of, in_spans_at
 
 
 def main() -> int:
@@ -51,7 +46,7 @@ def main() -> int:
             if not (r["label"] == "grounded" or r.get("spans")):
                 continue
             for (_, start, end, _), sup in zip(row["sentences"], supports[id(r)]):
-                labels.append(in_spans(_Span(start, end), r))
+                labels.append(in_spans_at(start, end, r))
                 s3.append(1 - sup["3x1"])
                 s1.append(1 - sup["1x3"])
         best = [min(a, b) for a, b in zip(s3, s1)]

@@ -33,12 +33,7 @@ from _records import context_key, group_of, load, model_supports
 from fit_default import DATA, balanced_accuracy, features
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-from rag_data import fold_of, in_spans, span_labelled
-
-
-class _Span:
-    def __init__(self, start: int, end: int) -> None:
-        self.start, self.end = start, end
+from rag_data import fold_of, in_spans_at, span_labelled
 
 
 def main() -> int:
@@ -68,7 +63,7 @@ def main() -> int:
             rec_of.append(i)
             X_lex.append(lex)
             X_full.append(lex + model)
-            y_sent.append(int(id(r) in labelled and in_spans(_Span(start, end), r)))
+            y_sent.append(int(id(r) in labelled and in_spans_at(start, end, r)))
     rec_of_a, y_s = np.array(rec_of), np.array(y_sent)
     trainable = np.array([id(records[i]) in labelled for i in rec_of])
     y = np.array([int(r["label"] == "notGrounded") for r in records])

@@ -125,6 +125,18 @@ def quantise(state: dict) -> dict:
     return out
 
 
+def encode(tokenizer, rows: list, max_length: int, device: str):
+    """A padded batch of the rows' (premise, claim), truncated longest-first, on ``device``."""
+    return tokenizer(
+        [r[0] for r in rows],
+        [r[1] for r in rows],
+        truncation="longest_first",
+        max_length=max_length,
+        padding=True,
+        return_tensors="pt",
+    ).to(device)
+
+
 def train(
     model,
     tokenizer,
@@ -158,14 +170,7 @@ def train(
             raise TimeoutError(f"stopped at step {step} of {steps}")
         start = (step * batch_size) % len(examples)
         batch = examples[start : start + batch_size]
-        enc = tokenizer(
-            [b[0] for b in batch],
-            [b[1] for b in batch],
-            truncation="longest_first",
-            max_length=max_length,
-            padding=True,
-            return_tensors="pt",
-        ).to(device)
+        enc = encode(tokenizer, batch, max_length, device)
         labels = torch.tensor([float(b[2]) for b in batch], device=device)
         loss = loss_fn(model(**enc).logits.squeeze(-1), labels)
         loss.backward()
@@ -185,14 +190,7 @@ def logits(model, tokenizer, pairs: list, device: str, max_length: int = 128) ->
     with torch.inference_mode():
         for i in range(0, len(pairs), 128):
             chunk = pairs[i : i + 128]
-            enc = tokenizer(
-                [b[0] for b in chunk],
-                [b[1] for b in chunk],
-                truncation="longest_first",
-                max_length=max_length,
-                padding=True,
-                return_tensors="pt",
-            ).to(device)
+            enc = encode(tokenizer, chunk, max_length, device)
             out.extend(model(**enc).logits.squeeze(-1).float().cpu().tolist())
     return out
 

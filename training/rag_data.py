@@ -20,6 +20,7 @@ from ground_integrations.judges.heuristic import HeuristicJudge
 __all__ = [
     "fold_of",
     "in_spans",
+    "in_spans_at",
     "load_records",
     "rag_train_pairs",
     "sentence_pairs",
@@ -42,9 +43,12 @@ def load_records(path: str | Path) -> list[dict]:
 def in_spans(span, record: dict) -> bool:
     """Whether an answer ``span`` (``.start``, ``.end``) overlaps one of the record's annotated
     hallucination spans: its sentence label is then "unsupported"."""
-    return any(
-        min(span.end, s["end"]) - max(span.start, s["start"]) > 0 for s in record.get("spans", ())
-    )
+    return in_spans_at(span.start, span.end, record)
+
+
+def in_spans_at(start: int, end: int, record: dict) -> bool:
+    """:func:`in_spans` for a sentence given by its offsets."""
+    return any(min(end, s["end"]) - max(start, s["start"]) > 0 for s in record.get("spans", ()))
 
 
 def span_labelled(records: Iterable[dict]) -> list[dict]:
