@@ -136,3 +136,96 @@ def test_a_hedged_bound_holds_on_its_own_side_of_a_range() -> None:
     # the wrong side of the range is a contradiction
     _, feats = amount_claim("More than 7,000 snow leopards are left in the wild.")
     assert feats.figure_mismatch
+
+
+HOSPITAL = [
+    "St Aldric's Hospital reduced its average emergency waiting time from 4.2 hours in 2022 to "
+    "3.1 hours in 2023. The hospital said the improvement followed the opening of a new unit "
+    "staffed by 24 nurses. Over the same period the number of emergency visits rose by 7%."
+]
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_year_from_another_sentence_dates_a_medical_figure_but_an_amount_must_match(
+    task,
+) -> None:
+    checker = GroundednessChecker()
+    query = "How did emergency visits change?" if task == "QnA" else None
+    dated = checker.check(
+        HOSPITAL,
+        "Emergency visits rose by 7% between 2022 and 2023.",
+        query=query,
+        task=task,
+        domain="Medical",
+    )
+    assert not any("2022" in d.text or "2023" in d.text for d in dated.ungrounded_details), (
+        dated.ungrounded_details
+    )
+    assert dated.verdict is Verdict.GROUNDED, dated
+    # a year the context never gives, or an amount from another sentence, is still caught
+    for answer, figure in (
+        ("Emergency visits rose by 7% between 2021 and 2023.", "2021"),
+        ("Emergency visits rose by 24% over the same period.", "24%"),
+    ):
+        result = checker.check(HOSPITAL, answer, query=query, task=task, domain="Medical")
+        assert result.verdict is Verdict.NOT_GROUNDED, (answer, result)
+        assert any(figure in d.text for d in result.ungrounded_details), result
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_twice_in_the_context_supports_two(task) -> None:
+    context = ["Rovers beat Castlemore 3-1 in the final. Captain Dan Ferreira scored twice."]
+    checker = GroundednessChecker()
+    query = "How many goals did Dan Ferreira score?" if task == "QnA" else None
+    kept = checker.check(context, "Dan Ferreira scored two goals in the final.", query, task=task)
+    assert not any("figure two" in d.reason for d in kept.ungrounded_details), kept
+    changed = checker.check(
+        context, "Dan Ferreira scored four goals in the final.", query, task=task
+    )
+    assert changed.verdict is Verdict.NOT_GROUNDED
+    assert any("figure four" in d.reason for d in changed.ungrounded_details), changed
+
+
+COUNCIL = [
+    "The council will hold a public meeting on the decision on 18 September. The festival has "
+    "been held every August since 2004, always on a Saturday."
+]
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+@pytest.mark.parametrize(
+    ("answer", "said", "instead"),
+    [
+        (
+            "The council will hold a public meeting on the decision on 18 October.",
+            "October",
+            "September",
+        ),
+        ("The festival has been held every July since 2004.", "July", "August"),
+        (
+            "The festival has been held every August since 2004, always on a Sunday.",
+            "Sunday",
+            "Saturday",
+        ),
+    ],
+)
+def test_another_month_or_weekday_is_a_changed_date(task, answer, said, instead) -> None:
+    query = "When?" if task == "QnA" else None
+    result = GroundednessChecker().check(COUNCIL, answer, query, task=task)
+    assert result.verdict is Verdict.NOT_GROUNDED, result
+    assert any(
+        d.text == said and d.kind.value == "contradicted" and instead.lower() in d.reason.lower()
+        for d in result.ungrounded_details
+    ), result.ungrounded_details
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_the_same_month_and_a_may_that_is_a_modal_are_kept(task) -> None:
+    query = "When is the meeting?" if task == "QnA" else None
+    checker = GroundednessChecker()
+    for answer in (
+        "The council will hold a public meeting on 18 September about the decision.",
+        "The festival may be held on a Saturday, as it has been every August since 2004.",
+    ):
+        result = checker.check(COUNCIL, answer, query, task=task)
+        assert not any(d.kind.value == "contradicted" for d in result.ungrounded_details), result

@@ -35,6 +35,22 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
         (MATCH, "Jonah Pike scored twice in the final.", ("role", "Jonah Pike")),
         (MATCH, "Rovers coach Dan Ferreira scored twice.", ("title", "Dan Ferreira / coach")),
         (FIRM, "Founder Miriam Okoro said the growth came from frozen meals.", ("title", None)),
+        # a role given with "as" or "became", or set off by commas before the name
+        (
+            "The Hawks have named Joel Sato as head coach for next season.",
+            "The Hawks have named Joel Sato as captain for next season.",
+            ("title", "Joel Sato / captain"),
+        ),
+        (
+            "Ines Duarte served as chief executive until 2020.",
+            "In 2020 Ines Duarte became president of the company.",
+            ("title", "Ines Duarte / president"),
+        ),
+        (
+            "Sunfield's founder, Ravi Anand, will join Brightwater's board.",
+            "Sunfield's chief executive, Ravi Anand, will join Brightwater's board.",
+            ("title", None),
+        ),
         (MATCH, "It was the club's first cup title.", ("ordinal", "first")),
         (TRIAL, "Customers must stop using the kettles.", ("modal", "must")),
         # what the window says can happen, the sentence says will
@@ -42,6 +58,12 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             "Taking too much vitamin D over a long period can cause calcium to build up.",
             "Taking too much vitamin D over a long period will cause calcium to build up.",
             ("modal", "will"),
+        ),
+        # the modal's own words the same, where no content word stands near it
+        (
+            "They reduce swelling and should be used every day, even when symptoms are absent.",
+            "Inhaled corticosteroids must be used every day, even when symptoms are absent.",
+            ("modal", "must"),
         ),
         (TRIAL, "A daily walk after dinner lowers fasting glucose.", ("hedge", "lowers")),
         (TRIAL, "In all patients the walk reduced the need for medication.", ("quantifier", "all")),
@@ -154,11 +176,28 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
         # the passive turns the roles round with the verb
         (MATCH, "Castlemore United were beaten by Northbridge Rovers 3-1."),
         (MATCH, "Dan Ferreira, the Rovers captain, scored twice."),
+        # the same role in other words: a spelling, a word that dates it, a part of the title
+        (
+            "The defense attorney Judy Clarke spoke first.",
+            "His defence attorney, Judy Clarke, spoke first.",
+        ),
+        (
+            "Chief executive Larry Ellison stepped down in 2014.",
+            "The company's previous CEO, Larry Ellison, stepped down in 2014.",
+        ),
+        (
+            "The Hawks have named Joel Sato as head coach for next season.",
+            "Joel Sato became coach of the Hawks.",
+        ),
         # both ranks are the sentence's own
         (MATCH, "The second title came after the first win in 1998."),
         # a hedge kept in other words, or a gerund that claims nothing alone
         (TRIAL, "A daily walk after dinner could help lower fasting glucose."),
         (TRIAL, "Customers should stop using the kettles."),
+        (
+            "They reduce swelling and should be used every day, even when symptoms are absent.",
+            "They should be used every day, and must be kept dry.",
+        ),
         ("The river is wider than the canal.", "The canal is narrower than the river."),
         (
             "The probe carries a camera more sensitive than the old one.",

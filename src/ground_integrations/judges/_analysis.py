@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from ..deadline import checkpoint
 from ..models import Domain
@@ -35,7 +36,7 @@ from ._checks import figure_reach as figure_reach
 from ._checks import rounds_to as rounds_to
 from ._checks import units_agree as units_agree
 from ._checks import units_conflict as units_conflict
-from ._figures import Figure, Reading, read_figures
+from ._figures import Figure, Reading, is_year, read_figures
 from ._figures import canonical_number as canonical_number
 from ._figures import figure_in_brackets as figure_in_brackets
 from ._figures import figures_of as figures_of
@@ -264,6 +265,15 @@ def sentence_features(
     bad_figures = figure_problems(
         tokens.stated, tokens.hedged, pool, given, index.quantities, exact=medical, found=matched
     )
+    if medical and window:
+        # a year dates what the passage says, and the context may give it in another sentence
+        # ("rose by 7% over the same period" after "from 2022 to 2023"): only amounts must
+        # match the supporting passage
+        bad_figures = [
+            (f, near)
+            for f, near in bad_figures
+            if not (is_year(f) and index.figure_values.within(f.readings[0].value, Decimal(0)))
+        ]
     if matched:
         surface = given.surface if given is not None else {}
         feats.as_context = as_context_writes(

@@ -14,6 +14,7 @@ from ..text import stem
 from ._figures import EXACT, Figure, Reading, scaled, unit_kinds
 from ._lexicon import (
     AMBIGUOUS_UNITS,
+    CALENDAR_NAMES,
     HEDGES,
     NEGATIONS,
     OPPOSITE_PAIRS,
@@ -407,6 +408,9 @@ def _opposite_index() -> dict[str, frozenset[str]]:
     for a, b in OPPOSITE_PAIRS:
         out.setdefault(stem(a), set()).add(stem(b))
         out.setdefault(stem(b), set()).add(stem(a))
+    for names in CALENDAR_NAMES:
+        for name in names:
+            out.setdefault(stem(name), set()).update(stem(n) for n in names if n != name)
     return {k: frozenset(v) for k, v in out.items()}
 
 

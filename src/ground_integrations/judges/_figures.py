@@ -35,6 +35,7 @@ __all__ = [
     "canonical_number",
     "figure_in_brackets",
     "figures_of",
+    "is_year",
     "read_figures",
     "scaled",
     "unit_kinds",
@@ -104,6 +105,17 @@ class Figure:
     written: str
     readings: tuple[Reading, ...]
     amount: str = ""  # as written up to its scale, without a unit after it ("4 million")
+
+
+_YEAR = re.compile(r"(1[89]|20)\d\d")
+
+
+def is_year(figure: Figure) -> bool:
+    """The figure reads as a year: four digits from 1800 to 2099, with no unit or scale
+    ("in 2022"; not "2,022", "2022 mg" or "2022 people" read with a unit)."""
+    return all(r.unit is None and not r.scale for r in figure.readings) and bool(
+        _YEAR.fullmatch(figure.written)
+    )
 
 
 #: Options for a figure's scale and unit: (power of ten, canonical unit or None), one per reading.

@@ -10,6 +10,7 @@ from ..text import STOPWORDS
 
 __all__ = [
     "AMBIGUOUS_UNITS",
+    "CALENDAR_NAMES",
     "FIGURE_UNITS",
     "FIGURE_UNIT_LETTERS",
     "FIGURE_UNIT_PAIRS",
@@ -432,6 +433,15 @@ OPPOSITE_PAIRS = (
     ("entry", "exit"),
     ("arrive", "depart"),
     ("arrival", "departure"),
+)
+#: Names of months and of days of the week: within each group, one for another changes a date
+#: ("18 October" for "18 September", "every July" for "every August"), as an opposite does.
+#: "May" is left out: folded, it is the modal.
+CALENDAR_NAMES = (
+    frozenset(
+        "january february march april june july august september october november december".split()
+    ),
+    frozenset("monday tuesday wednesday thursday friday saturday sunday".split()),
 )
 
 # -- what :mod:`._structure` compares ------------------------------------------------------

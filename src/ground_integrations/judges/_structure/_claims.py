@@ -45,7 +45,7 @@ def graded_conflicts(
     graded = frozenset(weaker).union(*weaker.values())
 
     def reads(t: Sequence[Tok], k: int) -> set[str]:
-        return _attached(t, k) if attached else neighbours(t, k, graded)
+        return _attached(t, k) if attached else neighbours(t, k, graded) | _governed(t, k)
 
     theirs = [
         (w.low, w.text, reads(wt, j)) for wt in window for j, w in enumerate(wt) if w.low in graded
@@ -65,6 +65,22 @@ def graded_conflicts(
         if found is not None:
             out.append(Conflict(toks[i].text, found, check))
     return out
+
+
+#: How many words after a modal say what it governs ("must *be used every* day").
+_GOVERNED = 3
+
+
+def _governed(toks: Sequence[Tok], k: int) -> set[str]:
+    """The words right after the modal at ``k``, as one item: the same claim made more or less
+    firmly writes the same words after its modal ("should be used every day" / "must be used
+    every day"), where function words alone leave its neighbours empty."""
+    words = []
+    for m in range(k + 1, min(len(toks), k + 1 + _GOVERNED)):
+        if CLAUSE_END.search(toks[m].gap) or toks[m].gap.strip() == ",":
+            break
+        words.append(toks[m].low)
+    return {" ".join(words)} if len(words) == _GOVERNED else set()
 
 
 #: What may stand between a quantifier and the word it qualifies ("all *of its* power", "most

@@ -114,10 +114,62 @@ def names_in(toks: Sequence[Tok]) -> list[_Name]:
                 closed = end >= len(toks) or bool(toks[end].gap.strip())
                 if closed and (phrase := _title_phrase(after, first_title)):
                     titles.add(phrase)
+            # a title set off before it: "Sunfield's founder, Ravi Anand, will join"
+            if (
+                not before
+                and i > 1
+                and toks[i].gap.strip() == ","
+                and toks[i - 1].low in TITLES
+                and (j + 1 >= len(toks) or toks[j + 1].gap.strip() == ",")
+            ):
+                k = i - 1
+                while k > 0 and i - k < 4 and not toks[k].gap.strip():
+                    t = toks[k - 1]
+                    if not (t.low in TITLES or (not t.upper and t.key and not t.possessive)):
+                        break
+                    k -= 1
+                if phrase := _title_phrase([t.low for t in toks[k:i]]):
+                    titles.add(phrase)
+            # a role it takes: "named Joel Sato as head coach", "Duarte served as chief
+            # executive", "Duarte became chair"
+            if phrase := _role_after(toks, j):
+                titles.add(phrase)
             words = tuple(t.low for t in toks[first : j + 1])
             out.append(_Name(first, j, words, frozenset(titles)))
         i = j + 1
     return out
+
+
+#: What gives the name before it the role after it: "Sato as head coach", "Duarte became chair".
+_TAKES_ROLE = frozenset("as became becomes become".split())
+#: What may stand between the role's verb and the role: "as *an* assistant coach", "as *its*".
+_ROLE_ARTICLES = frozenset("a an the its his her their".split())
+
+
+def _role_after(toks: Sequence[Tok], j: int) -> str | None:
+    """The title a name ending at ``j`` is given right after it: "as", or one verb and "as"
+    ("served as"), or "became", then the title with up to two words before it, in one clause."""
+    k = j + 1
+    if k + 1 < len(toks) and toks[k].low not in _TAKES_ROLE and toks[k + 1].low == "as":
+        if toks[k].upper or not toks[k].key:
+            return None
+        k += 1  # "served as", "joined as"
+    if k >= len(toks) or toks[k].low not in _TAKES_ROLE:
+        return None
+    words: list[str] = []
+    for m in range(j + 1, min(len(toks), k + 5)):
+        if m > j + 1 and toks[m].gap.strip():
+            break
+        if m > k:
+            if toks[m].low in TITLES:
+                words.append(toks[m].low)
+                if m + 1 < len(toks) and toks[m + 1].low in TITLES and not toks[m + 1].gap.strip():
+                    continue  # "head coach", "chief executive"
+                return _title_phrase(words)
+            if toks[m].upper or (toks[m].low not in _ROLE_ARTICLES and not toks[m].key):
+                return None
+            words.append(toks[m].low)
+    return None
 
 
 def _title_phrase(words: Sequence[str], last: int | None = None) -> str | None:
@@ -133,7 +185,7 @@ def _title_phrase(words: Sequence[str], last: int | None = None) -> str | None:
     return _TITLE_SPELLINGS.get(phrase, phrase)
 
 
-_NOT_TITLE = frozenset("former then new acting interim current late".split())
+_NOT_TITLE = frozenset("former previous then new acting interim current late".split())
 _TITLE_SPELLINGS = {
     "ceo": "chief executive",
     "chief executive officer": "chief executive",
@@ -156,8 +208,13 @@ _TITLE_SPELLINGS = {
 def _compatible(a: str, b: str) -> bool:
     """Two titles that can name one role: equal, or one a part of the other ("captain" /
     "club captain")."""
-    wa, wb = set(a.split()), set(b.split())
+    wa, wb = {_spelling(w) for w in a.split()}, {_spelling(w) for w in b.split()}
     return wa <= wb or wb <= wa
+
+
+def _spelling(word: str) -> str:
+    """British and American spellings of a title's word as one ("defence" / "defense")."""
+    return word[:-2] + "se" if word.endswith("ce") and len(word) > 5 else word
 
 
 # -- who did what -----------------------------------------------------------------------
