@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -148,6 +149,34 @@ def balanced_accuracy(y: np.ndarray, flagged: np.ndarray) -> float:
     return float(0.5 * (flagged[y == 1].mean() + (~flagged[y == 0]).mean()))
 
 
+def _rows_and_supports(
+    args: argparse.Namespace, records: list[dict], dev: list[dict], rag: list[dict], specs
+) -> tuple[list[dict], list]:
+    """Every record's features (:func:`features`) and the model's supports for its sentences,
+    each record scored by the model that did not train on it."""
+    from rag_data import fold_of, span_labelled
+
+    rows = features(records)
+    legacy = args.legacy_batching
+    # dev.jsonl's span-labelled records (RAGTruth), when the fold models trained on them too
+    in_folds = {id(r) for r in span_labelled(dev)} if args.fold_dev else set()
+    by_record: dict[int, list] = {}
+    rest = [r for r in dev if id(r) not in in_folds]
+    by_record.update(zip(map(id, rest), model_supports(rest, args.model, "dev", legacy, specs)))
+    if args.fold_models:
+        # each record is scored by the model that did not train on its fold
+        scored = [r for r in records if id(r) not in by_record]
+        for k, m in enumerate(args.fold_models):
+            part = [r for r in scored if fold_of(r, 2) == k]
+            if part:
+                by_record.update(
+                    zip(map(id, part), model_supports(part, m, f"rag-fold{k}", legacy, specs))
+                )
+    else:
+        by_record.update(zip(map(id, rag), model_supports(rag, args.model, "rag", legacy, specs)))
+    return rows, [by_record[id(r)] for r in records]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", type=Path, required=True)
@@ -248,6 +277,14 @@ def main() -> int:
         "--summary-json", type=Path, default=None, help="also write the per-group figures here"
     )
     ap.add_argument(
+        "--rows-cache",
+        type=Path,
+        default=None,
+        help="keep every record's features and model supports in this file, and read them from "
+        "it when it exists (benchmarks/repeated_cv.py shares one between its splits: only the "
+        "fold seed differs); a file written by other code or arguments gives wrong figures",
+    )
+    ap.add_argument(
         "--predictions",
         type=Path,
         default=None,
@@ -267,7 +304,7 @@ def main() -> int:
         "per sentence, a quarter of the model runs when every sentence is scored)",
     )
     args = ap.parse_args()
-    from rag_data import fold_of, span_labelled
+    from rag_data import fold_of
 
     specs = tuple(tuple(int(x) for x in spec.split("x")) for spec in args.specs.split(","))
     window_sets = [ws for ws in WINDOW_SETS if all(w in args.specs.split(",") for w in ws)]
@@ -276,28 +313,17 @@ def main() -> int:
     if args.only_fold is not None:  # a preview while the other fold's model trains
         rag = [r for r in rag if fold_of(r, 2) == args.only_fold]
     records = dev + rag
-    start = time.perf_counter()
-    rows = features(records)
-    legacy = args.legacy_batching
     if args.fold_dev and not args.fold_models:
         ap.error("--fold-dev needs --fold-models")
-    # dev.jsonl's span-labelled records (RAGTruth), when the fold models trained on them too
-    in_folds = {id(r) for r in span_labelled(dev)} if args.fold_dev else set()
-    by_record: dict[int, list] = {}
-    rest = [r for r in dev if id(r) not in in_folds]
-    by_record.update(zip(map(id, rest), model_supports(rest, args.model, "dev", legacy, specs)))
-    if args.fold_models:
-        # each record is scored by the model that did not train on its fold
-        scored = [r for r in records if id(r) not in by_record]
-        for k, m in enumerate(args.fold_models):
-            part = [r for r in scored if fold_of(r, 2) == k]
-            if part:
-                by_record.update(
-                    zip(map(id, part), model_supports(part, m, f"rag-fold{k}", legacy, specs))
-                )
+    start = time.perf_counter()
+    if args.rows_cache is not None and args.rows_cache.exists():
+        with open(args.rows_cache, "rb") as fh:
+            rows, support = pickle.load(fh)
     else:
-        by_record.update(zip(map(id, rag), model_supports(rag, args.model, "rag", legacy, specs)))
-    support = [by_record[id(r)] for r in records]
+        rows, support = _rows_and_supports(args, records, dev, rag, specs)
+        if args.rows_cache is not None:
+            with open(args.rows_cache, "wb") as fh:
+                pickle.dump((rows, support), fh)
     print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")
     y = np.array([int(r["label"] == "notGrounded") for r in records])
     group = np.array([group_of(r) for r in records])

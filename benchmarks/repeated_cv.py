@@ -34,7 +34,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(args.seeds):
             out = Path(tmp) / f"{seed}.json"
-            cmd = [sys.executable, str(FIT), *fit_args, "--fold-seed", str(seed)]
+            # the features and supports do not depend on the split: computed once, shared
+            rows = ["--rows-cache", str(Path(tmp) / "rows.pickle")]
+            cmd = [sys.executable, str(FIT), *fit_args, *rows, "--fold-seed", str(seed)]
             subprocess.run(
                 [*cmd, "--summary-json", str(out)], check=True, stdout=subprocess.DEVNULL
             )
