@@ -51,6 +51,8 @@ from ground_integrations.judges._features import (
     plain_missing,
 )
 from ground_integrations.judges.cross_encoder import (
+    UNCONFIRMED_SENTENCES,
+    UNCONFIRMED_VETO,
     context_words,
     given_tokens,
     model_digest,
@@ -91,6 +93,8 @@ def features(records: list[dict]) -> list[dict]:
                 # a hard check caps the judge's score below the cut whatever the stackers say
                 "hard": any(f.checkable and cap(1.0, f) < 0.45 for f in feats),
                 "opposites": any(f.checkable and f.opposites for f in feats),
+                # per checked sentence: a negation for the model to confirm (see veto())
+                "unconfirmed": [bool(f.unconfirmed) for f in feats if f.checkable],
                 # per checked sentence: its own lexical vector, offsets and hard check
                 "sentences": [
                     (
@@ -105,6 +109,23 @@ def features(records: list[dict]) -> list[dict]:
             }
         )
     return out
+
+
+def veto(rows: list[dict], support: list[list[dict]]) -> int:
+    """What ``CrossEncoderJudge`` does with the negations word order cannot confirm: a sentence
+    whose model support against its 3-sentence window is below ``UNCONFIRMED_VETO`` gets a hard
+    check (in each row, for at most ``UNCONFIRMED_SENTENCES`` such sentences). Returns how many
+    sentences it vetoed."""
+    vetoed = 0
+    for row, supports in zip(rows, support):
+        pending = [i for i, u in enumerate(row["unconfirmed"]) if u][:UNCONFIRMED_SENTENCES]
+        for i in pending:
+            if supports[i].get("3x1", 1.0) < UNCONFIRMED_VETO:
+                vec, start, end, _ = row["sentences"][i]
+                row["sentences"][i] = (vec, start, end, True)
+                row["hard"] = True
+                vetoed += 1
+    return vetoed
 
 
 class MonotoneLogistic:
@@ -325,6 +346,7 @@ def main() -> int:
             with open(args.rows_cache, "wb") as fh:
                 pickle.dump((rows, support), fh)
     print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")
+    print(f"negations the model confirmed (hard checks): {veto(rows, support)} sentences")
     y = np.array([int(r["label"] == "notGrounded") for r in records])
     group = np.array([group_of(r) for r in records])
     ctx = np.array([context_key(r) for r in records])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ground_integrations import GroundednessChecker, UngroundedKind, Verdict
-from ground_integrations.judges._structure import conflicts
+from ground_integrations.judges._structure import conflicts, unconfirmed
 from ground_integrations.text import split_sentences
 
 MATCH = (
@@ -441,3 +441,115 @@ def test_a_count_the_context_gives_otherwise_is_contradicted(task) -> None:
         task=task,
     )
     assert faithful.verdict is Verdict.GROUNDED
+
+
+KESTREL = [
+    "Kestrel Software was founded in 2009 by Ines Duarte and Marco Villa. The company has "
+    "offices in Porto, Berlin and Austin. Last year its revenue increased by 18% to $95 million."
+]
+VACCINE = [
+    "The Corvax vaccine is given as two injections, four weeks apart. People who had a severe "
+    "allergic reaction to the first dose should not receive the second."
+]
+
+
+def test_a_negation_word_order_cannot_confirm_is_left_to_the_model() -> None:
+    window = [s.text for s in split_sentences(KESTREL[0])]
+    sentence = "Kestrel Software no longer has an office in Berlin."
+    assert conflicts(sentence, window) == []  # "company" is not "Kestrel Software"
+    (found,) = unconfirmed(sentence, window, [])
+    assert (found.check, found.said, found.instead) == (
+        "negation",
+        "no longer has an office",
+        "offices",
+    )
+    # nothing to confirm without a negation, or once word order found one
+    assert unconfirmed("Kestrel Software has an office in Berlin.", window, []) == []
+    assert unconfirmed(sentence, window, [found]) == []
+    # a denied noun phrase is no denied fact of the sentence's word
+    hotspot = ["Officials said the district is not an HIV hotspot."]
+    assert unconfirmed("Education will be critical in controlling HIV.", hotspot, []) == []
+
+
+FERRY = [
+    "Harbour Ferries runs a service between Kelby and Marsh Point. Its boats cross the bay every "
+    "hour from 7am to 9pm. Tickets can be bought on board or online."
+]
+LIBRARY = [
+    "The Mill Lane library opened in 1998. It lends e-books to members free of charge. Its "
+    "reading room is closed on Sundays."
+]
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+@pytest.mark.parametrize(
+    ("context", "denial", "said", "faithful"),
+    [
+        (
+            FERRY,
+            "The Kelby ferry no longer crosses the bay.",
+            "no longer crosses",
+            "The ferry crosses the bay every hour.",
+        ),
+        (
+            LIBRARY,
+            "The Mill Lane library does not lend e-books.",
+            "not lend",
+            "The Mill Lane library lends e-books to its members.",
+        ),
+    ],
+)
+def test_the_model_confirms_a_negation_the_context_contradicts(
+    task, context, denial, said, faithful
+) -> None:
+    checker = GroundednessChecker()
+    query = "What does it offer?" if task == "QnA" else None
+    denied = checker.check(context, denial, query, task=task)
+    assert denied.verdict is Verdict.NOT_GROUNDED, denied
+    (detail,) = [d for d in denied.ungrounded_details if d.text == said]
+    assert detail.kind is UngroundedKind.CONTRADICTED
+    assert "the model's support" in detail.reason
+    kept = checker.check(context, faithful, query, task=task)
+    assert kept.verdict is Verdict.GROUNDED, kept
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_negation_the_model_reads_as_supported_is_kept(task) -> None:
+    query = "Who should not get the second dose?" if task == "QnA" else None
+    result = GroundednessChecker().check(
+        VACCINE,
+        "The second dose should not be given to people who had a severe allergic reaction to "
+        "the first.",
+        query,
+        task=task,
+    )
+    assert not any(d.kind is UngroundedKind.CONTRADICTED for d in result.ungrounded_details)
+
+
+def test_a_negation_with_words_the_context_lacks_is_unsupported_not_contradicted() -> None:
+    result = GroundednessChecker().check(
+        KESTREL, "Kestrel Software does not have an office in Madrid.", task="Summarization"
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    assert result.ungrounded_details
+    assert all(d.kind is UngroundedKind.UNSUPPORTED for d in result.ungrounded_details)
+
+
+def test_the_model_confirms_at_most_a_few_negations_a_check(monkeypatch) -> None:
+    from ground_integrations.judges import CrossEncoderJudge, cross_encoder
+
+    judge = CrossEncoderJudge()
+    read: list[int] = []
+    support = judge.support
+
+    def counting(pairs):
+        read.append(len(pairs))
+        return support(pairs)
+
+    monkeypatch.setattr(judge, "support", counting)
+    places = ["Kelby", "Marsh Point", "the bay"]
+    answer = " ".join(f"The ferry no longer crosses to {p} from {p}." for p in places * 3)
+    GroundednessChecker(judge).check(FERRY, answer, task="Summarization")
+    # the lexical stage's own model run (if any) plus one bounded run for the negations
+    assert max(read) <= max(cross_encoder.UNCONFIRMED_SENTENCES, judge.max_model_pairs)
+    assert cross_encoder.UNCONFIRMED_SENTENCES in read

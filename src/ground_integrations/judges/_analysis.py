@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from ..deadline import checkpoint
@@ -67,6 +67,7 @@ from ._structure import (
     once,
     reading_once,
     reversed_comparison,
+    unconfirmed,
 )
 from ._tokens import Tokens, analyse
 from ._window import Window as Window
@@ -137,6 +138,9 @@ class SentenceFeatures:
     #: what it states differently from its window about the words they share: who did what,
     #: titles, ranks, modality, quantity (see :mod:`._structure`)
     conflicts: list[Conflict] = field(default_factory=list)
+    #: negations the window may contradict that word order cannot confirm: the model decides
+    #: (see :func:`._structure.unconfirmed` and ``CrossEncoderJudge``)
+    unconfirmed: list[Conflict] = field(default_factory=list)
     #: yes/no fields of a JSON record that the sentence states the opposite of
     field_conflicts: list[str] = field(default_factory=list)
     #: (the sentence's time or day, what the record's opening hours give instead)
@@ -357,6 +361,7 @@ def sentence_features(
         for found in feats.conflicts:
             feats.reasons.append(found.reason)
             feats.unsupported.append(found.said.split(" / ")[-1])
+        feats.unconfirmed = unconfirmed(sentence, window_texts, feats.conflicts)
         # a negation one side makes and the other does not, about the same words (not merely
         # somewhere in the window: "do not exceed 4 doses" beside the dose a sentence gives)
         said_negation = any(c.check == "negation" for c in feats.conflicts)
@@ -397,6 +402,26 @@ def _naming(index: ContextIndex, tokens: Tokens, window: Window) -> list[str]:
             if len(ids) >= TITLE_SENTENCES:
                 break
     return [index.sentences[i].text for i in sorted(ids)[:TITLE_SENTENCES]]
+
+
+def confirmed(feats: SentenceFeatures) -> SentenceFeatures:
+    """``feats`` with its unconfirmed negations taken as conflicts (the model read them as
+    contradicted): a copy, the analysis may be shared. Contradicted only when every word of
+    the sentence is the context's; with words the context lacks ("does not have an office in
+    *Madrid*"), not supported."""
+    found = [
+        c
+        if all(w.lower() in c.said.lower() for w in feats.unsupported)
+        else replace(c, contradicted=False)
+        for c in feats.unconfirmed
+    ]
+    return replace(
+        feats,
+        conflicts=[*feats.conflicts, *found],
+        unconfirmed=[],
+        reasons=[*feats.reasons, *(c.reason for c in found)],
+        unsupported=[*feats.unsupported, *(c.said for c in found)],
+    )
 
 
 def cap(score: float, feats: SentenceFeatures) -> float:

@@ -34,7 +34,7 @@ from ..deadline import checkpoint
 from ..errors import ConfigurationError, MissingDependencyError
 from ..models import GroundednessRequest, Task
 from ..text import Span
-from ._analysis import SentenceFeatures, cap
+from ._analysis import SentenceFeatures, cap, confirmed
 from ._checks import written_as_context
 from ._features import (
     LEXICAL_FEATURES,
@@ -85,6 +85,12 @@ PREMISE_WIDTH = 3
 #: At most this many model pairs per check by default (see ``CrossEncoderJudge``): about
 #: 0.6 s of model time on one thread, whatever the answer's length.
 MAX_MODEL_PAIRS = 24
+#: A negation the window may contradict but word order cannot confirm
+#: (``SentenceFeatures.unconfirmed``) is a contradiction when the model's support for its
+#: sentence, against its 3-sentence window, is below this; the model reads at most
+#: :data:`UNCONFIRMED_SENTENCES` such sentences a check.
+UNCONFIRMED_VETO = 0.2
+UNCONFIRMED_SENTENCES = 4
 #: A summary of at most this many sentences is judged with the ``Summarization:brief`` models.
 BRIEF_SENTENCES = 2
 #: A QnA context of at least this many passages is judged with the ``QnA:passages`` models.
@@ -469,6 +475,8 @@ class CrossEncoderJudge(Judge):
         if profile.model is not None and (self.always_run_model or profile.runs_model(overall)):
             support = self._weakest_support(index, spans, feats, request.task, profile)
             overall = profile.model.score([*lexical, *model_vector(list(support.values()))])
+        feats, vetoed = self._confirm_negations(index, spans, feats)
+        support.update(vetoed)
         for f in feats:
             if f.checkable:
                 overall = cap(overall, f)
@@ -483,6 +491,31 @@ class CrossEncoderJudge(Judge):
         # language honesty (_language.py): on a language the model and lexicon do not read,
         # notSure with the reason, unless the lexical evidence alone decides
         return language_checked(request, judgement, feats, self.default_thresholds)
+
+    def _confirm_negations(
+        self, index: ContextIndex, spans: Sequence[Span], feats: Sequence[SentenceFeatures]
+    ) -> tuple[list[SentenceFeatures], dict[int, float]]:
+        """The sentences whose unconfirmed negations the model reads as contradicted (support
+        below :data:`UNCONFIRMED_VETO` against the sentence's 3-sentence window) get them as
+        conflicts; returned with those sentences' supports."""
+        pending = [i for i, f in enumerate(feats) if f.checkable and f.unconfirmed]
+        pending = pending[:UNCONFIRMED_SENTENCES]
+        if not pending:
+            return list(feats), {}
+        pairs = [
+            (
+                (run_time_premises(index, spans[i].text) or [""])[0],
+                written_as_context(spans[i].text, feats[i].as_context),
+            )
+            for i in pending
+        ]
+        out = list(feats)
+        vetoed: dict[int, float] = {}
+        for i, p in zip(pending, self.support(pairs)):
+            if p < UNCONFIRMED_VETO:
+                out[i] = confirmed(feats[i])
+                vetoed[i] = p
+        return out, vetoed
 
     def _weakest_support(
         self,

@@ -46,6 +46,7 @@ __all__ = [
     "once",
     "reading_once",
     "reversed_comparison",
+    "unconfirmed",
 ]
 
 
@@ -120,3 +121,27 @@ def conflicts(
     if counted:
         found += count_conflicts(toks, win)
     return found + causes
+
+
+def unconfirmed(sentence: str, window: Sequence[str], found: Sequence[Conflict]) -> list[Conflict]:
+    """Negations of ``sentence`` that its ``window`` may contradict but word order cannot tell:
+    the negated word stands in a window sentence that negates nothing (or the window denies a
+    word the sentence states plainly) with too few of the same words near it for
+    :func:`conflicts` ("Kestrel Software no longer has an office in Berlin" against "The
+    company has offices in Porto, Berlin and Austin"). A judge that reads meaning confirms
+    them (:class:`~ground_integrations.judges.CrossEncoderJudge`); none where ``found`` (the
+    sentence's conflicts) holds a negation already."""
+    if any(c.check == "negation" for c in found):
+        return []
+    toks = words_of(sentence)
+    if not toks:
+        return []
+    lows = {t.low for t in toks}
+    negated = bool(lows & VERB_NEGATIONS) or (
+        "longer" in lows and any(no_longer(toks, n) for n in range(1, len(toks)))
+    )
+    if negated:
+        return negation_conflicts(toks, [words_of(t) for t in window], strict=False)
+    if any(n in text.lower() for text in window for n in _DENYING):
+        return dropped_negations(toks, [words_of(t) for t in window], strict=False)
+    return []

@@ -231,12 +231,15 @@ def _same_form(toks: Sequence[Tok], k: int, wt: Sequence[Tok], j: int) -> bool:
     return not infinitive or (j > 0 and wt[j - 1].low == "to")
 
 
-def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
+def negation_conflicts(
+    toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]], strict: bool = True
+) -> list[Conflict]:
     """A negation the window does not make about the same words ("the tower was not completed
     in 1889" where it was completed in 1889, "the ferry no longer crosses the lake" where it
     crosses it, "you cannot renew it online" where you can): the negated word stands in a
     window sentence with no negation anywhere in it, and with at least two of the same
-    neighbours, or one when that sentence holds most of the sentence's content words."""
+    neighbours, or one when that sentence holds most of the sentence's content words.
+    ``strict=False``: whatever its neighbours (for the model to confirm, :func:`unconfirmed`)."""
     said = [
         (n - 1 if t.low == "longer" else n, k, how)
         for n, t in enumerate(toks)
@@ -251,7 +254,9 @@ def negation_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -
     keys = {t.key for t in toks if t.key}
     # a window sentence holding most of the sentence's words: one shared neighbour is enough
     enough = [
-        1
+        0
+        if not strict
+        else 1
         if len(keys & {w.key for w in wt[: MAX_WINDOW_ITEMS * 4]}) >= SAME_SHARE * len(keys)
         else 2
         for wt in plain
@@ -298,12 +303,18 @@ def _denies(wt: Sequence[Tok]) -> bool:
     )
 
 
-def dropped_negations(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
+_ARTICLES = frozenset("a an the any".split())
+
+
+def dropped_negations(
+    toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]], strict: bool = True
+) -> list[Conflict]:
     """A word the window denies that the sentence states with no negation at all, about the same
     words ("the survey looked at productivity" where it did not look at it): as
     :func:`negation_conflicts` reads a denial, the other way round; never when the window also
     states the word plainly ("did not win in 2019 but won in 2020"), nor when the sentence
-    denies in other words ("*avoiding* rubbing" for "never rub", "the *absence* of labels")."""
+    denies in other words ("*avoiding* rubbing" for "never rub", "the *absence* of labels").
+    ``strict=False``: whatever their neighbours (for the model to confirm)."""
     if any(t.low in _NEGATING or t.low in _DENYING_WORDS for t in toks):
         return []
     keys = {t.key: k for k, t in enumerate(toks) if t.key}
@@ -313,13 +324,21 @@ def dropped_negations(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) ->
         if not _denies(wt):
             continue
         items = wt[: MAX_WINDOW_ITEMS * 4]
-        shared = 1 if len(keys.keys() & {w.key for w in items}) >= SAME_SHARE * len(keys) else 2
+        shared = (
+            0
+            if not strict
+            else 1
+            if len(keys.keys() & {w.key for w in items}) >= SAME_SHARE * len(keys)
+            else 2
+        )
         denied = [
             (n - 1 if w.low == "longer" else n, j)
             for n, w in enumerate(items)
             if (w.low in VERB_NEGATIONS or no_longer(items, n))
             and (j := _negated_word(items, n)) is not None
             and _denial(items, n, j) == "verb"
+            # unconfirmed: a denied verb or adjective, not a noun phrase ("not an HIV hotspot")
+            and (strict or not any(w.low in _ARTICLES for w in items[n + 1 : j]))
         ]
         for n, j in denied[:MAX_ITEMS]:
             k = keys.get(items[j].key)
