@@ -59,6 +59,22 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             "Taking too much vitamin D over a long period will cause calcium to build up.",
             ("modal", "will"),
         ),
+        # two years compared the other way round from the figures the window gives them
+        (
+            "Waiting times fell from 4.2 hours in 2022 to 3.1 hours in 2023.",
+            "Waiting times were higher in 2023 than in 2022.",
+            ("comparison", "higher"),
+        ),
+        (
+            "The economy grew by 1.9% in 2023, down from 2.6% in 2022.",
+            "The economy grew faster in 2023 than in 2022.",
+            ("comparison", "faster"),
+        ),
+        (
+            "Sales were $4.5 million in 2023 and $900,000 in 2022.",
+            "Sales were lower in 2023 than in 2022.",
+            ("comparison", "lower"),
+        ),
         # the modal's own words the same, where no content word stands near it
         (
             "They reduce swelling and should be used every day, even when symptoms are absent.",
@@ -194,6 +210,24 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
         # a hedge kept in other words, or a gerund that claims nothing alone
         (TRIAL, "A daily walk after dinner could help lower fasting glucose."),
         (TRIAL, "Customers should stop using the kettles."),
+        # the same comparison of two years, or one the window's figures cannot settle
+        (
+            "Waiting times fell from 4.2 hours in 2022 to 3.1 hours in 2023.",
+            "Waiting times were shorter in 2023 than in 2022.",
+        ),
+        (
+            "Sales were $4.5 million in 2023 and $900,000 in 2022.",
+            "Sales were higher in 2023 than in 2022.",
+        ),
+        (
+            "The economy grew by 1.9% in 2023, down from 2.6% in 2022.",
+            "The economy grew more slowly in 2023 than in 2022.",
+        ),
+        (
+            "Revenue rose from $4m in 2022 to $5m in 2023, and costs fell from $3m in 2022 to "
+            "$2m in 2023.",
+            "Costs were lower in 2023 than in 2022.",
+        ),
         (
             "They reduce swelling and should be used every day, even when symptoms are absent.",
             "They should be used every day, and must be kept dry.",
@@ -553,3 +587,18 @@ def test_the_model_confirms_at_most_a_few_negations_a_check(monkeypatch) -> None
     # the lexical stage's own model run (if any) plus one bounded run for the negations
     assert max(read) <= max(cross_encoder.UNCONFIRMED_SENTENCES, judge.max_model_pairs)
     assert cross_encoder.UNCONFIRMED_SENTENCES in read
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_earlier_than_where_the_context_says_after_is_contradicted(task) -> None:
+    context = ["Orion-B was the second satellite the company launched, after Orion-A in 2019."]
+    query = "When was Orion-B launched?" if task == "QnA" else None
+    checker = GroundednessChecker()
+    result = checker.check(context, "Orion-B was launched earlier than Orion-A.", query, task=task)
+    assert result.verdict is Verdict.NOT_GROUNDED
+    assert any(
+        d.text == "earlier" and d.kind is UngroundedKind.CONTRADICTED and "after" in d.reason
+        for d in result.ungrounded_details
+    ), result.ungrounded_details
+    kept = checker.check(context, "Orion-B was launched after Orion-A.", query, task=task)
+    assert not any(d.kind is UngroundedKind.CONTRADICTED for d in kept.ungrounded_details)

@@ -351,6 +351,9 @@ OPPOSITE_PAIRS = (
     ("inside", "outside"),
     ("before", "after"),
     ("earlier", "later"),
+    # "sent earlier than Arcadia-1" where the context says "after Arcadia-1"
+    ("earlier", "after"),
+    ("later", "before"),
     ("increase", "decrease"),
     ("increasing", "decreasing"),
     ("rise", "fall"),

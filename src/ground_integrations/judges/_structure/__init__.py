@@ -35,7 +35,13 @@ from ._claims import (
     persisting_claims,
 )
 from ._names import names_in, role_conflicts, slot_after, title_conflicts
-from ._ranks import comparison_conflicts, ordinal_conflicts, ranks_in, reversed_comparison
+from ._ranks import (
+    comparison_conflicts,
+    dated_comparisons,
+    ordinal_conflicts,
+    ranks_in,
+    reversed_comparison,
+)
 from ._words import HAS_DIGIT, MAX_ITEMS, TITLE_SENTENCES, Conflict, once, reading_once, words_of
 
 __all__ = [
@@ -107,6 +113,7 @@ def conflicts(
         found += ordinal_conflicts(toks, win)
     if compares:
         found += comparison_conflicts(toks, win)
+        found += dated_comparisons(toks, win)
     if graded:
         found += graded_conflicts(toks, win, MODAL_STRENGTH, "modal")
         found += graded_conflicts(toks, win, QUANTITY_STRENGTH, "quantifier", attached=True)

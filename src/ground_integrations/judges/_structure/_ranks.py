@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from decimal import Decimal
 
+from .._figures import canonical_number
 from .._lexicon import (
+    NEGATIONS,
     OPPOSITE_PAIRS,
     ORDINALS,
+    SCALE_WORDS,
     SUPERLATIVES,
 )
 from ._words import (
@@ -204,3 +209,81 @@ def comparison_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]])
                 out.append(Conflict(tok.text, "the other way round", "comparison"))
                 break
     return out
+
+
+# -- two years' figures compared --------------------------------------------------------
+
+_YEAR = re.compile(r"(1[89]|20)\d\d")
+#: Comparatives that say the first year's figure is the larger ("higher in 2023 than in 2022")
+#: or the smaller.
+_LARGER = frozenset("higher more greater larger bigger faster longer taller heavier".split())
+_SMALLER = frozenset("lower less fewer smaller slower shorter lighter".split())
+
+
+def _figure_at(toks: Sequence[Tok], m: int) -> Decimal | None:
+    """The amount the word at ``m`` states with the scale word after it, if it is no year."""
+    if _YEAR.fullmatch(toks[m].low):
+        return None
+    number = canonical_number(toks[m].low)
+    if number is None:
+        return None
+    value = Decimal(number)
+    if m + 1 < len(toks) and toks[m + 1].low in SCALE_WORDS:
+        value = value.scaleb(SCALE_WORDS[toks[m + 1].low])
+    return value
+
+
+def _dated_figures(toks: Sequence[Tok]) -> dict[str, tuple[Decimal, str]] | None:
+    """Each year's figure (its value, and as written) in a sentence that gives figures "in"
+    years ("from 4.2 hours in 2022 to 3.1 hours in 2023"): the nearest number up to three words
+    before "in YEAR". None when a year has two different figures (the sentence is about more
+    than one amount)."""
+    out: dict[str, tuple[Decimal, str]] = {}
+    for j, tok in enumerate(toks[: MAX_WINDOW_ITEMS * 4]):
+        if j < 2 or not _YEAR.fullmatch(tok.low) or toks[j - 1].low != "in":
+            continue
+        for m in range(j - 2, max(-1, j - 5), -1):
+            if CLAUSE_END.search(toks[m + 1].gap):
+                break
+            value = _figure_at(toks, m)
+            if value is None:
+                continue
+            if out.setdefault(tok.low, (value, toks[m].text))[0] != value:
+                return None
+            break
+    return out
+
+
+def dated_comparisons(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) -> list[Conflict]:
+    """A comparison of two years that the window's figures for those years turn round ("waiting
+    times were higher in 2023 than in 2022" where they fell from 4.2 hours in 2022 to 3.1 hours
+    in 2023), read in a window sentence about the same words that gives one figure a year."""
+    lows = [t.low for t in toks]
+    if "than" not in lows or any(w in NEGATIONS for w in lows):
+        return []
+    than = lows.index("than")
+    graded = [
+        i
+        for i in range(than)
+        if (lows[i] in _LARGER or lows[i] in _SMALLER)
+        # "more slowly" grades its adverb, whose direction is its own
+        and not (i + 1 < than and lows[i + 1].endswith("ly"))
+    ]
+    before = [lows[i] for i in range(than) if _YEAR.fullmatch(lows[i])]
+    after = [lows[i] for i in range(than + 1, len(lows)) if _YEAR.fullmatch(lows[i])]
+    if not graded or not before or not after or before[-1] == after[0]:
+        return []
+    first, second = before[-1], after[0]
+    word = toks[graded[-1]]
+    keys = {t.key for t in toks if t.key and not _YEAR.fullmatch(t.low)} - {word.key}
+    for wt in window:
+        if not keys & {w.key for w in wt}:
+            continue
+        figures = _dated_figures(wt)
+        if not figures or first not in figures or second not in figures:
+            continue
+        (a, said_a), (b, said_b) = figures[first], figures[second]
+        if a != b and (a > b) != (word.low in _LARGER):
+            instead = f"{said_a} in {first}, {said_b} in {second}"
+            return [Conflict(word.text, instead, "comparison")]
+    return []
