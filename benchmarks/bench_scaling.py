@@ -52,7 +52,11 @@ from collections.abc import Callable
 
 from ground_integrations import DEFAULT_LIMITS, GroundednessChecker, HeuristicJudge
 from ground_integrations.judges._analysis import index_context
-from ground_integrations.judges.cross_encoder import MAX_MODEL_PAIRS, CrossEncoderJudge
+from ground_integrations.judges.cross_encoder import (
+    MAX_MODEL_PAIRS,
+    UNCONFIRMED_SENTENCES,
+    CrossEncoderJudge,
+)
 
 SEED = 20261126
 CONTEXT_SIZES = (10_000, 20_000, 50_000, 100_000, 200_000, 500_000)
@@ -282,7 +286,9 @@ def model_budget(judge: CrossEncoderJudge, pairs_per_check: int | None = None) -
 def most_pairs(judge: CrossEncoderJudge) -> int:
     """The most model pairs one check of ``judge`` can run with its fitted profiles: a profile
     whose band lets the model run reads its ``sentences`` weakest sentences (capped by
-    ``max_model_pairs``), each with at most one pair per window its ``windows`` name."""
+    ``max_model_pairs``), each with at most one pair per window its ``windows`` name, and then
+    one pair for each of at most ``UNCONFIRMED_SENTENCES`` negations it confirms, within
+    ``max_model_pairs`` in all."""
     assert judge.profiles is not None
     most = 0
     for profile in judge.profiles.values():
@@ -296,7 +302,7 @@ def most_pairs(judge: CrossEncoderJudge) -> int:
         per_sentence = sum(count for _, count in profile.windows)
         sentences = min(profile.sentences, max(1, judge.max_model_pairs // max(1, per_sentence)))
         most = max(most, sentences * per_sentence)
-    return most
+    return min(judge.max_model_pairs, most + UNCONFIRMED_SENTENCES)
 
 
 def main() -> int:

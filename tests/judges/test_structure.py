@@ -602,3 +602,24 @@ def test_earlier_than_where_the_context_says_after_is_contradicted(task) -> None
     ), result.ungrounded_details
     kept = checker.check(context, "Orion-B was launched after Orion-A.", query, task=task)
     assert not any(d.kind is UngroundedKind.CONTRADICTED for d in kept.ungrounded_details)
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_the_negations_the_model_confirms_count_against_max_model_pairs(task, monkeypatch) -> None:
+    from ground_integrations.judges import CrossEncoderJudge
+
+    judge = CrossEncoderJudge(max_model_pairs=2, always_run_model=True)
+    read: list[int] = []
+    support = judge.support
+
+    def counting(pairs):
+        read.append(len(pairs))
+        return support(pairs)
+
+    monkeypatch.setattr(judge, "support", counting)
+    answer = " ".join(
+        ["The ferry no longer crosses the bay.", "Its boats never cross the bay."] * 3
+    )
+    query = "Does the ferry cross the bay?" if task == "QnA" else None
+    GroundednessChecker(judge).check(FERRY, answer, query, task=task)
+    assert 0 < sum(read) <= 2, read

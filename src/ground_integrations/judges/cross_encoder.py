@@ -255,9 +255,9 @@ class CrossEncoderJudge(Judge):
         index_cache_bytes: the memory those kept indexes may take in all (see
             :class:`HeuristicJudge`; 256 MiB by default).
         max_model_pairs: at most this many (window, sentence) pairs are run through the model
-            in one check, the lexically weakest sentences first (about 25 ms a pair on one
-            thread): it bounds a check's cost whatever the answer's length. Sentences beyond it
-            are judged by the lexical stage alone.
+            in one check, the lexically weakest sentences first, then the negations it confirms
+            (about 25 ms a pair on one thread): it bounds a check's cost whatever the answer's
+            length. Sentences beyond it are judged by the lexical stage alone.
     """
 
     name = "cross-encoder"
@@ -472,10 +472,11 @@ class CrossEncoderJudge(Judge):
         lexical = lexical_vector(feats, request.answer, words, plain)
         overall = profile.lexical.score(lexical)
         support: dict[int, float] = {}
+        used = 0
         if profile.model is not None and (self.always_run_model or profile.runs_model(overall)):
-            support = self._weakest_support(index, spans, feats, request.task, profile)
+            support, used = self._weakest_support(index, spans, feats, request.task, profile)
             overall = profile.model.score([*lexical, *model_vector(list(support.values()))])
-        feats, vetoed = self._confirm_negations(index, spans, feats)
+        feats, vetoed = self._confirm_negations(index, spans, feats, self.max_model_pairs - used)
         support.update(vetoed)
         for f in feats:
             if f.checkable:
@@ -493,13 +494,19 @@ class CrossEncoderJudge(Judge):
         return language_checked(request, judgement, feats, self.default_thresholds)
 
     def _confirm_negations(
-        self, index: ContextIndex, spans: Sequence[Span], feats: Sequence[SentenceFeatures]
+        self,
+        index: ContextIndex,
+        spans: Sequence[Span],
+        feats: Sequence[SentenceFeatures],
+        budget: int,
     ) -> tuple[list[SentenceFeatures], dict[int, float]]:
         """The sentences whose unconfirmed negations the model reads as contradicted (support
         below :data:`UNCONFIRMED_VETO` against the sentence's 3-sentence window) get them as
-        conflicts; returned with those sentences' supports."""
+        conflicts; returned with those sentences' supports. One pair a sentence, for at most
+        :data:`UNCONFIRMED_SENTENCES` sentences and ``budget`` pairs (what is left of
+        ``max_model_pairs``)."""
         pending = [i for i, f in enumerate(feats) if f.checkable and f.unconfirmed]
-        pending = pending[:UNCONFIRMED_SENTENCES]
+        pending = pending[: max(0, min(UNCONFIRMED_SENTENCES, budget))]
         if not pending:
             return list(feats), {}
         pairs = [
@@ -524,9 +531,9 @@ class CrossEncoderJudge(Judge):
         feats: Sequence[SentenceFeatures],
         task: Task,
         profile: Profile,
-    ) -> dict[int, float]:
+    ) -> tuple[dict[int, float], int]:
         """The model's support for the profile's number of lexically weakest checked sentences,
-        each the best over its candidate windows."""
+        each the best over its candidate windows, and how many pairs it ran."""
         checked = [i for i, f in enumerate(feats) if f.checkable]
         weakest = sorted(checked, key=lambda i: (self.heuristic.sentence_score(feats[i], task), i))
         pairs: list[tuple[str, str]] = []
@@ -545,10 +552,12 @@ class CrossEncoderJudge(Judge):
             for premise in premises or [""]:
                 pairs.append((premise, claim))
                 owners.append(i)
+        # a budget below one sentence's windows reads its best-ranked windows only
+        pairs, owners = pairs[: self.max_model_pairs], owners[: self.max_model_pairs]
         best: dict[int, float] = {}
         for i, p in zip(owners, self.support(pairs) if pairs else []):
             best[i] = max(best.get(i, 0.0), p)
-        return best
+        return best, len(pairs)
 
     def _sentence_scores(
         self,
