@@ -333,7 +333,9 @@ def sentence_features(
     if names:
         v["names"] = min(len(names), 2) / 2
         feats.reasons.append(
-            "it names " + ", ".join(f"'{n}'" for n in names) + ", absent from the context"
+            "it names "
+            + ", ".join(f"'{_as_written(sentence, n)}'" for n in names)
+            + ", absent from the context"
         )
     if window is not None and window.coverage >= 0.5:
         window_texts = [s.text for s in index.sentences[window.first : window.last + 1]]
@@ -350,7 +352,8 @@ def sentence_features(
             else:
                 feats.opposites.append((said, instead))
         for said, instead in feats.opposites:
-            feats.reasons.append(f"it says '{said}' where the context says '{instead}'")
+            shown, given = _as_written(sentence, said), _as_written(window_text, instead)
+            feats.reasons.append(f"it says '{shown}' where the context says '{given}'")
             feats.unsupported.append(said)
         feats.conflicts = conflicts(
             sentence,
@@ -387,6 +390,11 @@ def sentence_features(
             "it states a personal opinion or experience, not a fact from the context"
         )
     return feats
+
+
+def _as_written(text: str, folded: str) -> str:
+    """``folded`` (a word as the checks fold it) as ``text`` writes it ("October")."""
+    return next((w.text for w in word_spans(text) if fold(w.text) == folded), folded)
 
 
 def _naming(index: ContextIndex, tokens: Tokens, window: Window) -> list[str]:

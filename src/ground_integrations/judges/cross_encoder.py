@@ -7,8 +7,11 @@ model over those answer-level features (:mod:`._features`). Only when that score
 ``training/train_cross_encoder.py``, exported to int8 ONNX by ``training/export_onnx.py``) scores
 the lexically weakest answer sentences against their best context windows, and a second
 logistic model combines both. Most checks therefore cost about a millisecond, and the uncertain
-ones a few model runs. The heuristic's hard checks still apply: a figure that contradicts the
-context stays notGrounded whatever the models say.
+ones a few model runs. Whatever the band, the model also reads the sentences whose negation word
+order cannot confirm against their window (``SentenceFeatures.unconfirmed``; at most
+:data:`UNCONFIRMED_SENTENCES` a check): a low support makes the negation a contradiction.
+The heuristic's hard checks still apply: a figure that contradicts the context stays
+notGrounded whatever the models say.
 
 The fitted models are chosen per *profile* (:func:`profile_of`): QnA over several retrieved
 passages, QnA over one passage, Summarization (and its one- or two-sentence form), and
