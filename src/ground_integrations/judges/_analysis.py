@@ -352,8 +352,8 @@ def sentence_features(
             else:
                 feats.opposites.append((said, instead))
         for said, instead in feats.opposites:
-            shown, given = _as_written(sentence, said), _as_written(window_text, instead)
-            feats.reasons.append(f"it says '{shown}' where the context says '{given}'")
+            shown, theirs = _as_written(sentence, said), _as_written(window_text, instead)
+            feats.reasons.append(f"it says '{shown}' where the context says '{theirs}'")
             feats.unsupported.append(said)
         feats.conflicts = conflicts(
             sentence,
