@@ -569,10 +569,8 @@ def test_a_negation_with_words_the_context_lacks_is_unsupported_not_contradicted
     assert all(d.kind is UngroundedKind.UNSUPPORTED for d in result.ungrounded_details)
 
 
-def test_the_model_confirms_at_most_a_few_negations_a_check(monkeypatch) -> None:
-    from ground_integrations.judges import CrossEncoderJudge, cross_encoder
-
-    judge = CrossEncoderJudge()
+def counted_runs(judge, monkeypatch) -> list[int]:
+    """How many pairs each of ``judge``'s model runs reads, from now on."""
     read: list[int] = []
     support = judge.support
 
@@ -581,6 +579,14 @@ def test_the_model_confirms_at_most_a_few_negations_a_check(monkeypatch) -> None
         return support(pairs)
 
     monkeypatch.setattr(judge, "support", counting)
+    return read
+
+
+def test_the_model_confirms_at_most_a_few_negations_a_check(monkeypatch) -> None:
+    from ground_integrations.judges import CrossEncoderJudge, cross_encoder
+
+    judge = CrossEncoderJudge()
+    read = counted_runs(judge, monkeypatch)
     places = ["Kelby", "Marsh Point", "the bay"]
     answer = " ".join(f"The ferry no longer crosses to {p} from {p}." for p in places * 3)
     GroundednessChecker(judge).check(FERRY, answer, task="Summarization")
@@ -609,14 +615,7 @@ def test_the_negations_the_model_confirms_count_against_max_model_pairs(task, mo
     from ground_integrations.judges import CrossEncoderJudge
 
     judge = CrossEncoderJudge(max_model_pairs=2, always_run_model=True)
-    read: list[int] = []
-    support = judge.support
-
-    def counting(pairs):
-        read.append(len(pairs))
-        return support(pairs)
-
-    monkeypatch.setattr(judge, "support", counting)
+    read = counted_runs(judge, monkeypatch)
     answer = " ".join(
         ["The ferry no longer crosses the bay.", "Its boats never cross the bay."] * 3
     )
