@@ -30,6 +30,7 @@ from ._lexicon import (
 
 __all__ = [
     "EXACT",
+    "YEAR",
     "Figure",
     "Reading",
     "canonical_number",
@@ -107,14 +108,15 @@ class Figure:
     amount: str = ""  # as written up to its scale, without a unit after it ("4 million")
 
 
-_YEAR = re.compile(r"(1[89]|20)\d\d")
+#: A year as a text writes it: four digits from 1800 to 2099.
+YEAR = re.compile(r"(1[89]|20)\d\d")
 
 
 def is_year(figure: Figure) -> bool:
     """The figure reads as a year: four digits from 1800 to 2099, with no unit or scale
     ("in 2022"; not "2,022", "2022 mg" or "2022 people" read with a unit)."""
     return all(r.unit is None and not r.scale for r in figure.readings) and bool(
-        _YEAR.fullmatch(figure.written)
+        YEAR.fullmatch(figure.written)
     )
 
 

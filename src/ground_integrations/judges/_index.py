@@ -87,7 +87,7 @@ class ContextIndex:
 
 #: How many times a context's word says ("scored twice"): the count supports an answer's
 #: figure ("two goals"), though an answer's "twice" is read as a word, not as a figure.
-_TIMES = {"twice": ("2",), "thrice": ("3",)}
+_TIMES = {"twice": "2", "thrice": "3"}
 
 
 def index_context(context: Sequence[str]) -> ContextIndex:
@@ -121,9 +121,8 @@ def index_context(context: Sequence[str]) -> ContextIndex:
                 end=span.end,
                 text=span.text,
                 stems=stems,
-                figures=frozenset(tokens.figures).union(
-                    *(_TIMES[w] for w in tokens.words if w in _TIMES)
-                ),
+                figures=frozenset(tokens.figures)
+                | {_TIMES[w] for w in tokens.words if w in _TIMES},
                 words=frozenset(tokens.words),
                 negated=tokens.negated,
             )

@@ -42,7 +42,16 @@ from ._ranks import (
     ranks_in,
     reversed_comparison,
 )
-from ._words import HAS_DIGIT, MAX_ITEMS, TITLE_SENTENCES, Conflict, once, reading_once, words_of
+from ._words import (
+    HAS_DIGIT,
+    MAX_ITEMS,
+    TITLE_SENTENCES,
+    Conflict,
+    Tok,
+    once,
+    reading_once,
+    words_of,
+)
 
 __all__ = [
     "TITLE_SENTENCES",
@@ -58,6 +67,14 @@ __all__ = [
 
 #: What a window that denies something holds (a cheap test before reading it word by word).
 _DENYING = ("not", "n't", "never", "cannot", "no longer")
+
+
+def _negates(toks: Sequence[Tok]) -> bool:
+    """The sentence holds a negation that denies a verb ("not", "never", "n't", "no longer")."""
+    lows = {t.low for t in toks}
+    return bool(lows & VERB_NEGATIONS) or (
+        "longer" in lows and any(no_longer(toks, n) for n in range(1, len(toks)))
+    )
 
 
 def conflicts(
@@ -85,9 +102,7 @@ def conflicts(
     graded = bool(lows & MODAL_STRENGTH.keys() or lows & QUANTITY_STRENGTH.keys())
     persists = "still" in lows
     counted = any(HAS_DIGIT.search(t.low) or t.low in NUMBER_WORDS for t in toks)
-    negated = bool(lows & VERB_NEGATIONS) or (
-        "longer" in lows and any(no_longer(toks, n) for n in range(1, len(toks)))
-    )
+    negated = _negates(toks)
     lowered = [text.lower() for text in window]
     hedged = any(h in text for text in lowered for h in HEDGING)
     denied = not negated and any(n in text for text in lowered for n in _DENYING)
@@ -143,11 +158,7 @@ def unconfirmed(sentence: str, window: Sequence[str], found: Sequence[Conflict])
     toks = words_of(sentence)
     if not toks:
         return []
-    lows = {t.low for t in toks}
-    negated = bool(lows & VERB_NEGATIONS) or (
-        "longer" in lows and any(no_longer(toks, n) for n in range(1, len(toks)))
-    )
-    if negated:
+    if _negates(toks):
         return negation_conflicts(toks, [words_of(t) for t in window], strict=False)
     if any(n in text.lower() for text in window for n in _DENYING):
         return dropped_negations(toks, [words_of(t) for t in window], strict=False)

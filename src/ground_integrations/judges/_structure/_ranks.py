@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from decimal import Decimal
 
-from .._figures import canonical_number
+from .._figures import YEAR, canonical_number
 from .._lexicon import (
     NEGATIONS,
     OPPOSITE_PAIRS,
@@ -213,7 +212,6 @@ def comparison_conflicts(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]])
 
 # -- two years' figures compared --------------------------------------------------------
 
-_YEAR = re.compile(r"(1[89]|20)\d\d")
 #: Comparatives that say the first year's figure is the larger ("higher in 2023 than in 2022")
 #: or the smaller.
 _LARGER = frozenset("higher more greater larger bigger faster longer taller heavier".split())
@@ -222,7 +220,7 @@ _SMALLER = frozenset("lower less fewer smaller slower shorter lighter".split())
 
 def _figure_at(toks: Sequence[Tok], m: int) -> Decimal | None:
     """The amount the word at ``m`` states with the scale word after it, if it is no year."""
-    if _YEAR.fullmatch(toks[m].low):
+    if YEAR.fullmatch(toks[m].low):
         return None
     number = canonical_number(toks[m].low)
     if number is None:
@@ -240,7 +238,7 @@ def _dated_figures(toks: Sequence[Tok]) -> dict[str, tuple[Decimal, str]] | None
     than one amount)."""
     out: dict[str, tuple[Decimal, str]] = {}
     for j, tok in enumerate(toks[: MAX_WINDOW_ITEMS * 4]):
-        if j < 2 or not _YEAR.fullmatch(tok.low) or toks[j - 1].low != "in":
+        if j < 2 or not YEAR.fullmatch(tok.low) or toks[j - 1].low != "in":
             continue
         for m in range(j - 2, max(-1, j - 5), -1):
             if CLAUSE_END.search(toks[m + 1].gap):
@@ -269,13 +267,13 @@ def dated_comparisons(toks: Sequence[Tok], window: Sequence[tuple[Tok, ...]]) ->
         # "more slowly" grades its adverb, whose direction is its own
         and not (i + 1 < than and lows[i + 1].endswith("ly"))
     ]
-    before = [lows[i] for i in range(than) if _YEAR.fullmatch(lows[i])]
-    after = [lows[i] for i in range(than + 1, len(lows)) if _YEAR.fullmatch(lows[i])]
+    before = [lows[i] for i in range(than) if YEAR.fullmatch(lows[i])]
+    after = [lows[i] for i in range(than + 1, len(lows)) if YEAR.fullmatch(lows[i])]
     if not graded or not before or not after or before[-1] == after[0]:
         return []
     first, second = before[-1], after[0]
     word = toks[graded[-1]]
-    keys = {t.key for t in toks if t.key and not _YEAR.fullmatch(t.low)} - {word.key}
+    keys = {t.key for t in toks if t.key and not YEAR.fullmatch(t.low)} - {word.key}
     for wt in window:
         if not keys & {w.key for w in wt}:
             continue
