@@ -29,20 +29,17 @@ import json
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..deadline import checkpoint
 from ..errors import ConfigurationError, MissingDependencyError
-from ..models import GroundednessRequest, Task
+from ..models import GroundednessRequest, Task, Verdict
 from ..text import Span
 from ._analysis import SentenceFeatures, cap, confirmed
 from ._checks import written_as_context
 from ._features import (
-    LEXICAL_FEATURES,
     MODEL_FEATURES,
-    Stacker,
     lexical_vector,
     model_vector,
     plain_missing,
@@ -50,9 +47,14 @@ from ._features import (
 )
 from ._index import ContextIndex
 from ._language import language_checked
-from ._records import is_record
-from ._search import ranked_spans
-from ._tokens import analyse
+from ._profiles import (
+    STACK_FEATURES,
+    Profile,
+    profile_of,
+    run_time_premises,
+    top_windows,
+)
+from ._ranking import Ranker, rank_vectors, rerank
 from .base import Judge, Judgement, Thresholds
 from .heuristic import INDEX_CACHE_BYTES, HeuristicJudge
 
@@ -77,14 +79,8 @@ MODEL_PACKAGES = ("onnxruntime", "tokenizers", "numpy")
 MODEL_PACKAGES_INSTALL = "pip install " + " ".join(MODEL_PACKAGES)
 #: Where a wheel carries its model (``model.onnx``, ``tokenizer.json``, ``stack.json``).
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "_model"
-#: The model stage's inputs: the lexical features, then the model's.
-STACK_FEATURES = (*LEXICAL_FEATURES, *MODEL_FEATURES)
 #: The ``stack.json`` format this code reads (written by ``benchmarks/fit_default.py``).
 STACK_VERSION = "3"
-#: The premise the model sees for one answer sentence: the context window of up to this many
-#: consecutive sentences that shares the most rare words with it. One pair per sentence keeps a
-#: check to a few model runs; training builds its in-domain pairs with the same function.
-PREMISE_WIDTH = 3
 #: At most this many model pairs per check by default (see ``CrossEncoderJudge``): about
 #: 0.6 s of model time on one thread, whatever the answer's length.
 MAX_MODEL_PAIRS = 24
@@ -94,10 +90,6 @@ MAX_MODEL_PAIRS = 24
 #: :data:`UNCONFIRMED_SENTENCES` such sentences a check.
 UNCONFIRMED_VETO = 0.2
 UNCONFIRMED_SENTENCES = 4
-#: A summary of at most this many sentences is judged with the ``Summarization:brief`` models.
-BRIEF_SENTENCES = 2
-#: A QnA context of at least this many passages is judged with the ``QnA:passages`` models.
-RETRIEVED_PASSAGES = 2
 _WORDS = re.compile(r"\w+")
 
 
@@ -106,52 +98,6 @@ def bundled_model() -> Path | None:
     if all((BUNDLED_MODEL / f).is_file() for f in ("model.onnx", "tokenizer.json", "stack.json")):
         return BUNDLED_MODEL
     return None
-
-
-def top_windows(index: ContextIndex, sentence: str, k: int, width: int = 2) -> list[str]:
-    """The ``k`` context windows (up to ``width`` consecutive sentences) sharing most rare words
-    with ``sentence``; the first windows of the context when nothing is shared. The windows
-    are ranked by the idf of the stems they share (then by position), and only the windows
-    around the sentences sharing a stem are scored (:func:`._search.ranked_spans`); ``k`` below
-    1 lists every window."""
-    stems = set(analyse(sentence).stems)
-    weights = {s: index.idf.get(s, 0.0) for s in stems}
-
-    def text(i: int, j: int) -> str:
-        return " ".join(s.text for s in index.sentences[i : j + 1])
-
-    every = len(index.sentences) * width + 1
-    spans = ranked_spans(index, stems, weights, k if k >= 1 else every, width, text)
-    return [text(i, j) for i, j in spans]
-
-
-def run_time_premises(index: ContextIndex, sentence: str, task: Task | None = None) -> list[str]:
-    """The premise(s) the model is given for ``sentence`` (see :data:`PREMISE_WIDTH`)."""
-    return top_windows(index, sentence, 1, PREMISE_WIDTH)
-
-
-def profile_of(request: GroundednessRequest, sentences: Sequence[SentenceFeatures]) -> str:
-    """Which fitted models judge this request, given the heuristic's ``sentences`` of its
-    answer: only those that state something count (the checkable ones: a lead-in such as "Here
-    is a summary:" or a closing question does not).
-
-    ``QnA:passages`` when the context holds at least :data:`RETRIEVED_PASSAGES` passages (the
-    usual RAG answer: several retrieved passages, an answer of several sentences drawing on
-    them); ``QnA`` for a single passage (a knowledge snippet, a dialogue turn's grounding);
-    ``Summarization:record`` when every passage is a JSON record (data-to-text);
-    ``Summarization:brief`` for a summary of at most :data:`BRIEF_SENTENCES` such sentences
-    (a one-line summary or a single claim, where a changed word matters more than a missing
-    one); ``Summarization`` otherwise. A profile absent from ``stack.json`` falls back to the
-    task's. (A short QnA answer gained nothing from a profile of its own on the development
-    data.)
-    """
-    if request.task is Task.QNA:
-        return "QnA:passages" if len(request.context) >= RETRIEVED_PASSAGES else "QnA"
-    if all(is_record(p) for p in request.context):
-        return "Summarization:record"
-    if sum(f.checkable for f in sentences) <= BRIEF_SENTENCES:
-        return "Summarization:brief"
-    return "Summarization"
 
 
 def model_digest(model: bytes) -> str:
@@ -192,43 +138,6 @@ def given_tokens(request: GroundednessRequest) -> frozenset[str]:
     """The plain tokens an answer may use: the context's, and in QnA the query's."""
     query = request.query if request.task is Task.QNA and request.query else ""
     return frozenset(plain_tokens(" ".join(request.context) + " " + query))
-
-
-@dataclass(frozen=True)
-class Profile:
-    """The fitted models of one profile (one entry of ``stack.json``'s ``profiles``).
-
-    ``lexical`` scores every request; when its score lies in ``band`` (inclusive), the model
-    is run on the ``sentences`` lexically weakest sentences and ``model`` gives the score.
-    """
-
-    lexical: Stacker
-    model: Stacker | None = None
-    band: tuple[float, float] = (0.0, 0.0)
-    sentences: int = 0
-    #: premises per sentence: (context sentences per window, how many windows); the
-    #: sentence's support is its best over them
-    windows: tuple[tuple[int, int], ...] = ((PREMISE_WIDTH, 1),)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Profile:
-        lexical = Stacker.from_json(data["lexical"])
-        if lexical.features != LEXICAL_FEATURES:
-            raise ValueError("its lexical stacker was fitted on other features")
-        model = Stacker.from_json(data["model"]) if data.get("model") else None
-        if model is not None and model.features != STACK_FEATURES:
-            raise ValueError("its model stacker was fitted on other features")
-        lo, hi = data.get("band", (0.0, 0.0))
-        windows = tuple((int(w), int(k)) for w, k in data.get("windows", [(PREMISE_WIDTH, 1)]))
-        if not windows or any(w < 1 or k < 1 for w, k in windows):
-            raise ValueError("windows must be (sentences, count) pairs of positive numbers")
-        return cls(lexical, model, (float(lo), float(hi)), int(data.get("sentences", 0)), windows)
-
-    def runs_model(self, lexical_score: float) -> bool:
-        lo, hi = self.band
-        return (
-            self.model is not None and self.sentences > 0 and hi > lo and lo <= lexical_score <= hi
-        )
 
 
 class CrossEncoderJudge(Judge):
@@ -296,6 +205,9 @@ class CrossEncoderJudge(Judge):
         self._model_digest: str | None = None
         self._fit_digest: str | None = None
         self._stack_batching = "padded"
+        #: per profile, which flagged sentences of a flagged answer stay flagged
+        #: (:mod:`._ranking`; ``spans.json`` beside the model, absent: none are cleared)
+        self.rankers: dict[str, Ranker] = {}
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
             self._read_stack(stack)
@@ -340,6 +252,20 @@ class CrossEncoderJudge(Judge):
         # the fit (every fitted number, and the model's digest when the stack names it) is part
         # of the version, so results, caches and calibrated thresholds of one fit are never
         # taken for another's
+        spans = stack.with_name("spans.json")
+        if spans.exists():
+            ranking = spans.read_bytes()
+            try:
+                self.rankers = {
+                    name: Ranker.from_json(spec)
+                    for name, spec in json.loads(ranking.decode("utf-8"))["profiles"].items()
+                }
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ConfigurationError(
+                    f"{spans} is not a ranking this release reads ({exc}); refit it with "
+                    "benchmarks/fit_spans.py --write"
+                ) from exc
+            raw += ranking
         self._fit_digest = hashlib.sha256(raw).hexdigest()[:8]
         # the model the stackers were fitted with (sha256 of model.onnx, 12 hex digits):
         # checked when the model loads
@@ -479,18 +405,36 @@ class CrossEncoderJudge(Judge):
         if profile.model is not None and (self.always_run_model or profile.runs_model(overall)):
             support, used = self._weakest_support(index, spans, feats, request.task, profile)
             overall = profile.model.score([*lexical, *model_vector(list(support.values()))])
-        feats, vetoed = self._confirm_negations(index, spans, feats, self.max_model_pairs - used)
+        feats, vetoed, confirming = self._confirm_negations(
+            index, spans, feats, self.max_model_pairs - used
+        )
+        used += confirming
         support.update(vetoed)
         for f in feats:
             if f.checkable:
                 overall = cap(overall, f)
         scores = self._sentence_scores(profile, spans, feats, words, given, support)
+        cleared: dict[int, float] = {}
+        if self.default_thresholds.verdict(overall) is not Verdict.GROUNDED:
+            ranker = self.rankers.get(name) or self.rankers.get(request.task.value)
+            if ranker is not None:
+                scores, cleared = self._rank(
+                    name,
+                    ranker,
+                    index,
+                    spans,
+                    feats,
+                    scores,
+                    support,
+                    given,
+                    self.max_model_pairs - used,
+                )
         notes = [
             f"the model's support: {support[i]:.2f}" if i in support else ""
             for i in range(len(spans))
         ]
         judgement = self.heuristic.judgement(
-            request, index, spans, feats, overall, scores, notes, support=support
+            request, index, spans, feats, overall, scores, notes, support=support, cleared=cleared
         )
         # language honesty (_language.py): on a language the model and lexicon do not read,
         # notSure with the reason, unless the lexical evidence alone decides
@@ -502,16 +446,16 @@ class CrossEncoderJudge(Judge):
         spans: Sequence[Span],
         feats: Sequence[SentenceFeatures],
         budget: int,
-    ) -> tuple[list[SentenceFeatures], dict[int, float]]:
+    ) -> tuple[list[SentenceFeatures], dict[int, float], int]:
         """The sentences whose unconfirmed negations the model reads as contradicted (support
         below :data:`UNCONFIRMED_VETO` against the sentence's 3-sentence window) get them as
-        conflicts; returned with those sentences' supports. One pair a sentence, for at most
-        :data:`UNCONFIRMED_SENTENCES` sentences and ``budget`` pairs (what is left of
-        ``max_model_pairs``)."""
+        conflicts; returned with those sentences' supports and how many pairs ran. One pair a
+        sentence, for at most :data:`UNCONFIRMED_SENTENCES` sentences and ``budget`` pairs
+        (what is left of ``max_model_pairs``)."""
         pending = [i for i, f in enumerate(feats) if f.checkable and f.unconfirmed]
         pending = pending[: max(0, min(UNCONFIRMED_SENTENCES, budget))]
         if not pending:
-            return list(feats), {}
+            return list(feats), {}, 0
         pairs = [
             (
                 (run_time_premises(index, spans[i].text) or [""])[0],
@@ -525,7 +469,51 @@ class CrossEncoderJudge(Judge):
             if p < UNCONFIRMED_VETO:
                 out[i] = confirmed(feats[i])
                 vetoed[i] = p
-        return out, vetoed
+        return out, vetoed, len(pairs)
+
+    def _rank_vectors(
+        self,
+        index: ContextIndex,
+        spans: Sequence[Span],
+        feats: Sequence[SentenceFeatures],
+        scores: Sequence[float],
+        support: dict[int, float],
+        given: frozenset[str],
+        budget: int,
+    ) -> dict[int, list[float]]:
+        """What the ranker reads of the flagged sentences (:func:`._ranking.rank_vectors`); the
+        model reads each against its 3-sentence window, at most ``budget`` pairs."""
+
+        def read(need: list[int]) -> dict[int, float]:
+            need = need[: max(0, budget)]
+            pairs = [
+                (
+                    (run_time_premises(index, spans[i].text) or [""])[0],
+                    written_as_context(spans[i].text, feats[i].as_context),
+                )
+                for i in need
+            ]
+            return dict(zip(need, self.support(pairs))) if pairs else {}
+
+        cut = self.default_thresholds
+        return rank_vectors(spans, feats, scores, support, given, cut, read)
+
+    def _rank(
+        self,
+        name: str,
+        ranker: Ranker,
+        index: ContextIndex,
+        spans: Sequence[Span],
+        feats: Sequence[SentenceFeatures],
+        scores: list[float],
+        support: dict[int, float],
+        given: frozenset[str],
+        budget: int,
+    ) -> tuple[list[float], dict[int, float]]:
+        """``scores`` after the ranker of profile ``name`` (:func:`._ranking.rerank`), and the
+        sentences it cleared with its probability that they invent something."""
+        vectors = self._rank_vectors(index, spans, feats, scores, support, given, budget)
+        return rerank(ranker, vectors, feats, scores, self.default_thresholds)
 
     def _weakest_support(
         self,

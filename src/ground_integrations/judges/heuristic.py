@@ -235,12 +235,15 @@ class HeuristicJudge(Judge):
         scores: list[float],
         notes: Sequence[str] | None = None,
         support: Mapping[int, float] | None = None,
+        cleared: Mapping[int, float] | None = None,
     ) -> Judgement:
         """A Judgement from an answer score and per-sentence scores, with evidence and reasons.
 
         ``notes`` (one per sentence, may be empty) is appended to a flagged sentence's reason.
         ``support``: the model's support for the sentences it scored (by sentence index); a
         flagged sentence gets its kind and narrowed spans from :func:`._spans.ungrounded_details`.
+        ``cleared``: the sentences of a flagged answer that :mod:`._ranking` cleared, with its
+        probability that they invent something (their reason says so).
         """
         given = self.given(request)
         cut = self.default_thresholds
@@ -278,6 +281,12 @@ class HeuristicJudge(Judge):
                 reason = "nothing to check: a courtesy to the reader, not a claim"
             elif not feats.checkable:
                 reason = "nothing to check: no content words or figures"
+            elif verdict is Verdict.GROUNDED and cleared and i in cleared:
+                reason = (
+                    "likely supported: the words the context lacks read as its own wording, "
+                    f"not an invention (probability {cleared[i]:.2f}); the answer's likelier "
+                    "inventions are flagged"
+                )
             elif verdict is Verdict.GROUNDED:
                 reason = "supported by the context" + (
                     f" (passage {evidence[0].passage})" if evidence else ""

@@ -1,0 +1,201 @@
+"""Which flagged sentences of a flagged answer hold what the context lacks.
+
+When an answer falls short, the lexical stage often doubts several of its sentences: a long
+data-to-text answer or summary words much of what its record or article says in words of its
+own, and each such sentence has a content word no passage has. Annotators of hallucinated
+answers mark only the sentences that invent something. Reporting every doubted sentence buries
+the invention among sentences that merely paraphrase (on RAGTruth's data-to-text answers about
+nine in ten of the characters flagged that way are no hallucination).
+
+The ranker rereads the flagged sentences of a flagged answer: the model scores each against its
+best context window (:func:`.cross_encoder.run_time_premises`), and a small logistic model over
+that support and the sentence's lexical evidence (:data:`RANK_FEATURES`) gives the probability
+that the sentence holds an invention. Sentences below the profile's cut are cleared; a sentence
+a hard check flags (a contradicted figure, an opposite, a conflict) or that states a record's
+yes/no field the other way round is always kept (:func:`is_pinned`), and so is the
+likeliest one, so a flagged answer keeps at least one flagged sentence. The answer's score and
+verdict do not change: only which of its sentences carry the blame.
+
+The fitted numbers live in ``spans.json`` beside the model, written by
+``benchmarks/fit_spans.py`` on span-labelled RAG answers; without that file nothing is reranked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..models import Verdict
+from ..text import Span
+from ..thresholds import Thresholds
+from ._analysis import SentenceFeatures, cap
+from ._features import plain_missing
+
+__all__ = [
+    "RANKED_SENTENCES",
+    "RANK_FEATURES",
+    "Ranker",
+    "is_hard",
+    "is_pinned",
+    "keep",
+    "rank_vector",
+    "rank_vectors",
+    "rerank",
+]
+
+#: What the ranker reads of a flagged sentence.
+RANK_FEATURES = (
+    "unsupported",  # 1 - the model's support against its best window
+    "weak",  # 1 - the sentence's own score (the profile's stackers, after its hard checks)
+    "hard",  # a hard check flags it
+    "missing_words",  # share of its content words no passage has
+    "missing_stems",
+    "plain_missing",  # share of its plain tokens the context and query lack
+    "length",  # log(1 + its words)
+    "position",  # its place in the answer, 0 (first) to 1 (last)
+    "first",
+)
+#: At most this many flagged sentences are reread a check (one model pair each, counted against
+#: ``max_model_pairs``); the others keep their flag.
+RANKED_SENTENCES = 8
+
+
+def is_hard(feats: SentenceFeatures) -> bool:
+    """A hard check flags the sentence (its score is capped below the cut whatever it is)."""
+    return cap(1.0, feats) < 1.0
+
+
+def is_pinned(feats: SentenceFeatures) -> bool:
+    """The ranker never clears the sentence: a hard check flags it, or it states a yes/no
+    field of a JSON record the other way round (the context contradicts it)."""
+    return is_hard(feats) or bool(feats.field_conflicts)
+
+
+def rank_vector(
+    feats: SentenceFeatures,
+    text: str,
+    score: float,
+    support: float,
+    plain: float,
+    position: int,
+    sentences: int,
+) -> list[float]:
+    """:data:`RANK_FEATURES` of the sentence ``text`` at ``position`` of ``sentences``: its
+    features, its score, the model's ``support`` for it and ``plain`` (its share of plain
+    tokens the context lacks, :func:`._features.plain_missing`)."""
+    return [
+        1.0 - support,
+        1.0 - score,
+        1.0 if is_hard(feats) else 0.0,
+        feats.values["missing_words"],
+        feats.values["missing_stems"],
+        plain,
+        math.log1p(len(text.split())),
+        position / (sentences - 1) if sentences > 1 else 0.0,
+        1.0 if position == 0 else 0.0,
+    ]
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """A fitted logistic model over :data:`RANK_FEATURES` and the probability a kept sentence
+    must reach (``cut``)."""
+
+    bias: float
+    coef: tuple[float, ...]
+    mu: tuple[float, ...]
+    sd: tuple[float, ...]
+    cut: float
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Ranker:
+        if tuple(data["features"]) != RANK_FEATURES:
+            raise ValueError(f"fitted on {data['features']}, not {list(RANK_FEATURES)}")
+        coef, mu, sd = (tuple(float(v) for v in data[k]) for k in ("coef", "mu", "sd"))
+        if not len(coef) == len(mu) == len(sd) == len(RANK_FEATURES):
+            raise ValueError("coef, mu and sd must each have one number a feature")
+        return cls(float(data["bias"]), coef, mu, sd, float(data["cut"]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "features": list(RANK_FEATURES),
+            "bias": self.bias,
+            "coef": list(self.coef),
+            "mu": list(self.mu),
+            "sd": list(self.sd),
+            "cut": self.cut,
+        }
+
+    def probability(self, vector: Sequence[float]) -> float:
+        z = self.bias + sum(
+            c * (v - m) / s for c, v, m, s in zip(self.coef, vector, self.mu, self.sd)
+        )
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def keep(probabilities: Mapping[int, float], hard: set[int], cut: float) -> set[int]:
+    """The reread sentences that stay flagged: those at or above ``cut``, those in ``hard``,
+    and at least the likeliest."""
+    kept = {i for i, p in probabilities.items() if p >= cut or i in hard}
+    if not kept and probabilities:
+        kept = {max(probabilities, key=lambda i: (probabilities[i], -i))}
+    return kept
+
+
+def rank_vectors(
+    spans: Sequence[Span],
+    feats: Sequence[SentenceFeatures],
+    scores: Sequence[float],
+    support: Mapping[int, float],
+    given: frozenset[str],
+    cut: Thresholds,
+    read: Callable[[list[int]], dict[int, float]],
+) -> dict[int, list[float]]:
+    """:data:`RANK_FEATURES` of the flagged sentences to rank: none when fewer than two are
+    flagged (below ``cut``'s grounded threshold), else at most :data:`RANKED_SENTENCES`, the
+    weakest first. ``support``: the model's supports the check already has; ``read`` gives
+    those of the sentences it lacks (it may read fewer: a sentence it leaves out keeps its
+    flag); ``given``: :func:`.cross_encoder.given_tokens`."""
+    flagged = [
+        i
+        for i, f in enumerate(feats)
+        if f.checkable and cut.verdict(scores[i]) is not Verdict.GROUNDED
+    ]
+    if len(flagged) < 2:
+        return {}  # nothing to choose between
+    flagged = sorted(flagged, key=lambda i: (scores[i], i))[:RANKED_SENTENCES]
+    known = dict(support)
+    known.update(read([i for i in flagged if i not in support]))
+    return {
+        i: rank_vector(
+            feats[i],
+            spans[i].text,
+            scores[i],
+            known[i],
+            plain_missing([spans[i].text], given)[0],
+            i,
+            len(spans),
+        )
+        for i in flagged
+        if i in known
+    }
+
+
+def rerank(
+    ranker: Ranker,
+    vectors: Mapping[int, Sequence[float]],
+    feats: Sequence[SentenceFeatures],
+    scores: Sequence[float],
+    cut: Thresholds,
+) -> tuple[list[float], dict[int, float]]:
+    """``scores`` with the ranked sentences the ranker clears raised to ``cut``'s grounded
+    threshold, and those sentences with its probability that they invent something."""
+    probabilities = {i: ranker.probability(v) for i, v in vectors.items()}
+    kept = keep(probabilities, {i for i in probabilities if is_pinned(feats[i])}, ranker.cut)
+    out = list(scores)
+    cleared = {i: p for i, p in probabilities.items() if i not in kept}
+    for i in cleared:
+        out[i] = max(out[i], cut.grounded)
+    return out, cleared
