@@ -58,9 +58,8 @@ def main() -> int:
     if path is None:
         print("no bundled model in this install; pass a model directory")
         return 1
-    sizes = {
-        f: (path / f).stat().st_size / 1e6 for f in ("model.onnx", "tokenizer.json", "stack.json")
-    }
+    files = ("model.onnx", "tokenizer.json", "stack.json", "spans.json")
+    sizes = {f: (path / f).stat().st_size / 1e6 for f in files if (path / f).exists()}
     judge = CrossEncoderJudge(path, threads=1)
     default = GroundednessChecker(judge, cache_size=0)
     heuristic = GroundednessChecker(HeuristicJudge(), cache_size=0)

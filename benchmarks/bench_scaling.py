@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
+import json
 import random
 import sys
 import time
@@ -52,6 +53,7 @@ from collections.abc import Callable
 
 from ground_integrations import DEFAULT_LIMITS, GroundednessChecker, HeuristicJudge
 from ground_integrations.judges._analysis import index_context
+from ground_integrations.judges._ranking import RANKED_SENTENCES
 from ground_integrations.judges.cross_encoder import (
     MAX_MODEL_PAIRS,
     UNCONFIRMED_SENTENCES,
@@ -182,6 +184,11 @@ class Synth:
         return " ".join(out)[:chars]
 
 
+#: The task a crafted shape is checked in (QnA unless named here): data-to-text is a summary of
+#: records, where the span ranker rereads the flagged sentences.
+SHAPE_TASKS = {"JSON records, loose answer": "Summarization"}
+
+
 def crafted(context_chars: int, answer_chars: int) -> dict[str, tuple[list[str], str]]:
     """Inputs that defeat an inverted index: every answer sentence shares words with most
     context sentences (names say how)."""
@@ -197,6 +204,26 @@ def crafted(context_chars: int, answer_chars: int) -> dict[str, tuple[list[str],
 
     repeated = "Halvern reported revenue of 4.5 million in Lisbon."
     words = [*NOUNS, *VERBS][:40]
+
+    def record(i: int) -> str:
+        return json.dumps(
+            {
+                "name": f"{r.choice(NOUNS).title()} House {i}",
+                "city": "Lisbon",
+                "hours": {day: "11:0-21:0" for day in ("Monday", "Friday", "Sunday")},
+                "attributes": {"OutdoorSeating": bool(i % 2), "WiFi": "free"},
+                "review_info": [{"review_stars": 4.0, "review_text": "Good food, kind staff."}],
+            }
+        )
+
+    def records(chars: int) -> list[str]:
+        out: list[str] = []
+        used = 0
+        while used + 400 < chars:
+            out.append(record(len(out)))
+            used += len(out[-1]) + 1
+        return out
+
     return {
         "one sentence repeated": (
             [fill(lambda: repeated, context_chars)],
@@ -214,6 +241,17 @@ def crafted(context_chars: int, answer_chars: int) -> dict[str, tuple[list[str],
         "40-word vocabulary": (
             [fill(lambda: " ".join(r.sample(words, 8)).capitalize() + ".", context_chars)],
             fill(lambda: " ".join(r.sample(words, 5)).capitalize() + ".", answer_chars),
+        ),
+        # data-to-text: every passage a JSON record, every answer sentence half made of words
+        # the records lack, so most are flagged and the span ranker rereads them
+        "JSON records, loose answer": (
+            records(context_chars),
+            fill(
+                lambda: (
+                    f"The {r.choice(NOUNS)} house in Lisbon has a cozy terrace and lovely ambience."
+                ),
+                answer_chars,
+            ),
         ),
         # a page with no full stop: its "sentences" are the splitter's longest pieces, and
         # every answer sentence negates one of them (the negation check reads the window)
@@ -287,22 +325,29 @@ def most_pairs(judge: CrossEncoderJudge) -> int:
     """The most model pairs one check of ``judge`` can run with its fitted profiles: a profile
     whose band lets the model run reads its ``sentences`` weakest sentences (capped by
     ``max_model_pairs``), each with at most one pair per window its ``windows`` name, and then
-    one pair for each of at most ``UNCONFIRMED_SENTENCES`` negations it confirms, within
-    ``max_model_pairs`` in all."""
+    one pair for each of at most ``UNCONFIRMED_SENTENCES`` negations it confirms, and in a
+    profile with a span ranker (``spans.json``) one pair for each of at most
+    ``RANKED_SENTENCES`` flagged sentences, within ``max_model_pairs`` in all."""
     assert judge.profiles is not None
     most = 0
-    for profile in judge.profiles.values():
+    for name, profile in judge.profiles.items():
         lo, hi = profile.band
+        pairs = 0
         if (
-            profile.model is None
-            or profile.sentences < 1
-            or not (hi > lo or judge.always_run_model)
+            profile.model is not None
+            and profile.sentences >= 1
+            and (hi > lo or judge.always_run_model)
         ):
-            continue
-        per_sentence = sum(count for _, count in profile.windows)
-        sentences = min(profile.sentences, max(1, judge.max_model_pairs // max(1, per_sentence)))
-        most = max(most, sentences * per_sentence)
-    return min(judge.max_model_pairs, most + UNCONFIRMED_SENTENCES)
+            per_sentence = sum(count for _, count in profile.windows)
+            sentences = min(
+                profile.sentences, max(1, judge.max_model_pairs // max(1, per_sentence))
+            )
+            pairs = sentences * per_sentence
+        pairs += UNCONFIRMED_SENTENCES
+        if name in judge.rankers:
+            pairs += RANKED_SENTENCES
+        most = max(most, pairs)
+    return min(judge.max_model_pairs, most)
 
 
 def main() -> int:
@@ -351,7 +396,12 @@ def main() -> int:
     lexical_seconds: list[float] = []  # of every check run: its time outside the model
 
     def run(
-        name: str, context: list[str], answer: str, cold: bool = True, query: str = QUERY
+        name: str,
+        context: list[str],
+        answer: str,
+        cold: bool = True,
+        query: str = QUERY,
+        task: str = "QnA",
     ) -> tuple[float, str]:
         """Seconds for one check, and for a judge with a model whether it ran ("yes" or "no";
         the pairs it ran on where it was forced on its budget)."""
@@ -364,7 +414,7 @@ def main() -> int:
         if judge is not None:
             judge._pairs = 0  # type: ignore[attr-defined]
             judge._model_seconds = 0.0  # type: ignore[attr-defined]
-        seconds = timed(lambda: checker.check(context, answer, query, task="QnA"))
+        seconds = timed(lambda: checker.check(context, answer, query, task=task))
         if judge is None:
             lexical_seconds.append(seconds)
             return seconds, ""
@@ -374,7 +424,7 @@ def main() -> int:
             return seconds, f"{pairs} pairs"
         return seconds, "yes" if pairs else "no"
 
-    print(f"one check per row, QnA ({QUERY!r}), one thread\n")
+    print(f"one check per row, QnA ({QUERY!r}) unless a row says otherwise, one thread\n")
     series = (
         ("context grows, each context new", [(c, FIXED_ANSWER) for c in context_sizes], 0, True),
         (
@@ -417,7 +467,7 @@ def main() -> int:
     limit_context = args.context_limit // scale
     limit_answer = DEFAULT_LIMITS.max_answer_chars // scale
     print(f"worst cases at the limits ({limit_context:,} + {limit_answer:,} characters):")
-    print(f"{'shape':34s} " + " ".join(f"{name:>23s}" for name in judges) + "  model")
+    print(f"{'shape':42s} " + " ".join(f"{name:>23s}" for name in judges) + "  model")
     context = synth.context(limit_context)
     answer = synth.answer(context, limit_answer)
     shapes = {"company news (synthetic)": (context, answer, QUERY)}
@@ -430,11 +480,14 @@ def main() -> int:
         row: list[float] = []
         models: list[str] = []
         for name in judges:
-            seconds, ran = run(name, context, answer, query=query)
+            seconds, ran = run(
+                name, context, answer, query=query, task=SHAPE_TASKS.get(shape, "QnA")
+            )
             row.append(seconds)
             models.append(ran)
+        label = shape if shape not in SHAPE_TASKS else f"{shape} ({SHAPE_TASKS[shape]})"
         print(
-            f"{shape:34s} " + " ".join(f"{t:21.2f} s" for t in row) + "  " + ", ".join(models[1:])
+            f"{label:42s} " + " ".join(f"{t:21.2f} s" for t in row) + "  " + ", ".join(models[1:])
         )
     default = GroundednessChecker(cache_size=0, limits=limits)
     assert isinstance(default.judge, CrossEncoderJudge)

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "training"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from fit_default import MonotoneLogistic  # noqa: E402
+from ground_integrations.judges import _ranking  # noqa: E402
 from ground_integrations.judges._ranking import RANK_FEATURES, Ranker, is_pinned, keep  # noqa: E402
 from ground_integrations.judges.cross_encoder import (  # noqa: E402
     BUNDLED_MODEL,
@@ -114,11 +115,16 @@ def _overlaps(record: dict, sentence) -> bool:  # type: ignore[no-untyped-def]
     )
 
 
-def predicted(row: dict, ranker: tuple | None) -> set[int]:
+def predicted(row: dict, ranker: tuple | str | None) -> set[int]:
     if not row["flagged"]:
         return set()
     kept = set(row["sentences"])
-    if ranker is not None and row["vectors"]:
+    if ranker == "oracle" and row["vectors"]:
+        # the best choice a ranker could make: exactly the ranked sentences holding a span
+        # (all of them when none does)
+        holding = {i for i, y in row["labels"].items() if y}
+        kept -= set(row["vectors"]) - (holding or set(row["vectors"]))
+    elif isinstance(ranker, tuple) and row["vectors"]:
         model, cut, mu, sd = ranker
         order = sorted(row["vectors"])
         X = (np.array([row["vectors"][i] for i in order]) - mu) / sd
@@ -206,11 +212,23 @@ def main() -> int:
         help="let a badness feature's coefficient go negative (by default it may only push "
         "towards 'invents', so no sentence is cleared for lacking more of the context)",
     )
+    ap.add_argument(
+        "--ranked-sentences",
+        type=int,
+        default=None,
+        help="measure another cap on the sentences reread a check (the judge reads "
+        "judges/_ranking.RANKED_SENTENCES); not with --write",
+    )
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--out", type=Path, default=BUNDLED_MODEL)
     args = ap.parse_args()
 
     from rag_data import fold_of, load_records, span_labelled
+
+    if args.ranked_sentences is not None:
+        if args.write:
+            ap.error("--ranked-sentences measures; the shipped cap is _ranking.RANKED_SENTENCES")
+        _ranking.RANKED_SENTENCES = args.ranked_sentences
 
     rag = load_records(args.data / "rag_dev.jsonl")
     dev = span_labelled(load_records(args.data / "dev.jsonl"))
@@ -227,6 +245,7 @@ def main() -> int:
         "ranked"
     )
     base = counts(rows, {})
+    oracle = counts(rows, {p: "oracle" for p in {r["profile"] for r in rows}})
     scores: dict[str, list[float]] = defaultdict(list)
     chosen: dict[str, list[float]] = defaultdict(list)
     for seed in range(args.seeds):
@@ -244,12 +263,17 @@ def main() -> int:
                 total[g] = [a + b for a, b in zip(total[g], c)]
         for g in groups:
             scores[g].append(f1(total[g]))
-    print(f"{'group':36s} {'n':>5s} {'without':>8s} {'ranked':>8s} {'sd':>6s}")
+    print(f"{'group':36s} {'n':>5s} {'without':>8s} {'ranked':>8s} {'sd':>6s} {'best':>6s}")
     for g in groups:
         n = sum(r["group"] == g for r in rows)
         print(
             f"{g:36s} {n:5d} {f1(base[g]):8.3f} {np.mean(scores[g]):8.3f} {np.std(scores[g]):6.3f}"
+            f" {f1(oracle[g]):6.3f}"
         )
+    print(
+        "best: the ranked sentences that hold an annotated span kept, the others cleared, in "
+        "every profile (what a perfect ranker would give with today's narrowing)"
+    )
     for p, cuts in sorted(chosen.items()):
         print(f"cut chosen for {p}: median {np.median(cuts):.2f} (range {min(cuts)}-{max(cuts)})")
     final = fit(rows, args.C, args.profiles, not args.free_signs)

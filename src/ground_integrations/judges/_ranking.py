@@ -59,7 +59,7 @@ RANK_FEATURES = (
 )
 #: At most this many flagged sentences are reread a check (one model pair each, counted against
 #: ``max_model_pairs``); the others keep their flag.
-RANKED_SENTENCES = 8
+RANKED_SENTENCES = 6
 
 
 def is_hard(feats: SentenceFeatures) -> bool:
