@@ -66,7 +66,7 @@ def main() -> int:
     assert out.metadata["groundedness"].verdict.value == "grounded"
     base = statistics.median(times["bare query engine"])
     print(f"{args.rounds} interleaved queries of the same index (medians)")
-    judge = warm._post.checker.judge
+    judge = warm.response_policy.checker.judge
     print(f"judge (both checked rows): {judge.name} {judge.version}, result cache off")
     for name, values in times.items():
         p50 = statistics.median(values)
