@@ -368,6 +368,10 @@ def _wait_reading_stdin(pid: int, timeout: float = 60.0) -> None:
     pytest.fail("the command never read its standard input")
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_an_interrupted_command_exits_130_without_a_traceback() -> None:
     """A real SIGINT while `ground check` reads its context from a pipe that never ends."""
     proc = subprocess.Popen(
@@ -385,6 +389,9 @@ def test_an_interrupted_command_exits_130_without_a_traceback() -> None:
         stderr=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
+        # a shell's background job (`pytest &`) ignores SIGINT, and a child inherits that:
+        # Python would then install no handler and the command could not be interrupted
+        preexec_fn=_sigint_default,
     )
     try:
         _wait_reading_stdin(proc.pid)
