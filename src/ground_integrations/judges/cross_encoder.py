@@ -140,6 +140,24 @@ def given_tokens(request: GroundednessRequest) -> frozenset[str]:
     return frozenset(plain_tokens(" ".join(request.context) + " " + query))
 
 
+def window_pairs(
+    index: ContextIndex,
+    spans: Sequence[Span],
+    feats: Sequence[SentenceFeatures],
+    sentences: Sequence[int],
+) -> list[tuple[str, str]]:
+    """One model pair for each of ``sentences``: its 3-sentence window
+    (:func:`run_time_premises`) and the sentence with the figures the figure check matched
+    written the context's way."""
+    return [
+        (
+            (run_time_premises(index, spans[i].text) or [""])[0],
+            written_as_context(spans[i].text, feats[i].as_context),
+        )
+        for i in sentences
+    ]
+
+
 class CrossEncoderJudge(Judge):
     """The default judge: a lexical stage, and the trained cross-encoder where it is unsure.
 
@@ -249,9 +267,6 @@ class CrossEncoderJudge(Judge):
             ) from exc
         self.default_thresholds = Thresholds(**meta["thresholds"])
         self._stack_version = STACK_VERSION
-        # the fit (every fitted number, and the model's digest when the stack names it) is part
-        # of the version, so results, caches and calibrated thresholds of one fit are never
-        # taken for another's
         spans = stack.with_name("spans.json")
         if spans.exists():
             ranking = spans.read_bytes()
@@ -266,6 +281,9 @@ class CrossEncoderJudge(Judge):
                     "benchmarks/fit_spans.py --write"
                 ) from exc
             raw += ranking
+        # the fit (every fitted number, the ranking's too, and the model's digest when the
+        # stack names it) is part of the version, so results, caches and calibrated thresholds
+        # of one fit are never taken for another's
         self._fit_digest = hashlib.sha256(raw).hexdigest()[:8]
         # the model the stackers were fitted with (sha256 of model.onnx, 12 hex digits):
         # checked when the model loads
@@ -456,13 +474,7 @@ class CrossEncoderJudge(Judge):
         pending = pending[: max(0, min(UNCONFIRMED_SENTENCES, budget))]
         if not pending:
             return list(feats), {}, 0
-        pairs = [
-            (
-                (run_time_premises(index, spans[i].text) or [""])[0],
-                written_as_context(spans[i].text, feats[i].as_context),
-            )
-            for i in pending
-        ]
+        pairs = window_pairs(index, spans, feats, pending)
         out = list(feats)
         vetoed: dict[int, float] = {}
         for i, p in zip(pending, self.support(pairs)):
@@ -486,13 +498,7 @@ class CrossEncoderJudge(Judge):
 
         def read(need: list[int]) -> dict[int, float]:
             need = need[: max(0, budget)]
-            pairs = [
-                (
-                    (run_time_premises(index, spans[i].text) or [""])[0],
-                    written_as_context(spans[i].text, feats[i].as_context),
-                )
-                for i in need
-            ]
+            pairs = window_pairs(index, spans, feats, need)
             return dict(zip(need, self.support(pairs))) if pairs else {}
 
         cut = self.default_thresholds
