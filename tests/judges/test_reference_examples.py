@@ -282,14 +282,18 @@ def test_a_json_record_is_read_field_by_field(default_checker, task) -> None:
     # evidence quotes the caller's JSON, not the rendered statement
     evidence = ok.sentences[0].evidence[0]
     assert record[evidence.start : evidence.end] == evidence.text
-    # a yes/no field stated the other way round is seen; it feeds the record profile's stacker
-    # rather than capping the score (on RAGTruth data-to-text it marks a hallucinated sentence
-    # 59% of the time, too often wrong for a hard check)
-    request = default_checker.build_request(
-        [record], "Finch & Fork in Santa Barbara offers outdoor seating.", query, task=task
-    )
+    # a yes/no field stated the other way round is a contradiction: a hard check, named as the
+    # answer writes it (on RAGTruth data-to-text, 114 of the 124 answers that state a field the
+    # other way round are annotated hallucinated; docs/model_card.md)
+    wrong = "Finch & Fork in Santa Barbara offers outdoor seating."
+    request = default_checker.build_request([record], wrong, query, task=task)
     _, _, feats = default_checker.judge.heuristic.analyse(request)
-    assert feats[0].field_conflicts == ["outdoor seat"]
+    assert feats[0].field_conflicts == ["outdoor seating"]
+    result = verdict(default_checker, record, wrong, query, task)
+    assert result.verdict is Verdict.NOT_GROUNDED
+    (detail,) = result.ungrounded_details
+    assert (detail.text, detail.kind) == ("outdoor seating", UngroundedKind.CONTRADICTED)
+    assert "field 'outdoor seating' says the opposite" in detail.reason
 
 
 @pytest.mark.parametrize(
@@ -309,7 +313,9 @@ def test_a_yes_or_no_written_as_a_word_is_a_yes_no_field(
     record = json.dumps({"name": "Finch & Fork", "attributes": {"WiFi": value}})
     request = default_checker.build_request([record], answer, None, task="Summarization")
     _, _, feats = default_checker.judge.heuristic.analyse(request)
-    assert (feats[0].field_conflicts == ["wi fi"]) is conflict, feats[0].field_conflicts
+    assert (feats[0].field_conflicts == ["wifi"]) is conflict, feats[0].field_conflicts
+    result = default_checker.check([record], answer, task="Summarization")
+    assert (result.verdict is Verdict.NOT_GROUNDED) is conflict
 
 
 @pytest.mark.parametrize(
@@ -340,7 +346,7 @@ def test_a_yes_no_field_reads_as_available_or_not(default_checker) -> None:
         [record], "Outdoor seating is not available at Finch & Fork.", None, task="Summarization"
     )
     _, _, feats = default_checker.judge.heuristic.analyse(request)
-    assert feats[0].field_conflicts == ["outdoor seat"]
+    assert feats[0].field_conflicts == ["outdoor seating"]
 
 
 PARKING = {
@@ -367,10 +373,10 @@ PARKING = {
         # a field stands where its own words do, not where another field's "parking" does
         ("Parking is on the street, but there is no validated parking.", []),
         # a header and its value
-        ("Outdoor seating: not available", ["outdoor seat"]),
+        ("Outdoor seating: not available", ["outdoor seating"]),
         # stated the other way round
-        ("It offers garage parking and takes reservations.", ["garag park", "reserv"]),
-        ("It does not offer takeout or street parking.", ["street park", "take out"]),
+        ("It offers garage parking and takes reservations.", ["garage parking", "reservations"]),
+        ("It does not offer takeout or street parking.", ["street parking", "takeout"]),
     ],
 )
 def test_a_negation_applies_to_the_fields_in_its_clause(default_checker, answer, conflicts) -> None:
@@ -479,6 +485,9 @@ REFERENCES = [
     "The first passage says its peak is 4,207.3 m above sea level.",
     "Its peak is 4,207.3 m above sea level, according to the given passages.",
     "Its peak is 4,207.3 m above sea level (see documents 2 and 4).",
+    # several passages named at once, reporting verbs, and a passage pointed at mid-sentence
+    "Passage 2 and passage 3 both say its peak is 4,207.3 m above sea level.",
+    "Based on passages 1, 2, and 3, its peak is 4,207.3 m above sea level.",
 ]
 
 
@@ -496,6 +505,28 @@ def test_a_reference_to_the_passages_is_no_claim(task, answer) -> None:
     wrong = verdict(checker, MAUNA_KEA, answer.replace("4,207.3", "4,900"), query, task)
     assert wrong.verdict is Verdict.NOT_GROUNDED
     assert any("4,900" in d.reason for d in wrong.ungrounded_details)
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Passage 3 focuses on its peak, 4,207.3 m above sea level.",
+        "As seen in passage 3, its peak is 4,207.3 m above sea level.",
+        "The peak described in passage 3 is 4,207.3 m above sea level.",
+    ],
+)
+def test_a_passage_named_mid_sentence_is_no_figure(task, answer) -> None:
+    """ "Passage 3 focuses on", "seen in passage 3": the 3 numbers a passage, and the claim
+    around it is checked as usual."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    query = "How high is Mauna Kea?"
+    said = verdict(checker, MAUNA_KEA, answer, query, task)
+    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    wrong = verdict(checker, MAUNA_KEA, answer.replace("4,207.3", "4,900"), query, task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    reasons = " ".join(d.reason for d in wrong.ungrounded_details)
+    assert "the figure 4,900 m does not appear" in reasons and "figure 3" not in reasons
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -518,12 +549,92 @@ def test_a_courtesy_is_no_claim(task) -> None:
         assert wrong.verdict is Verdict.NOT_GROUNDED
 
 
+FORECAST = (
+    "Thursday: The Wellesley forecast for Aug 18 is 83 degrees and sunny, with 8 mph winds "
+    "from the west."
+)
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("answer", "edited", "edit"),
+    [
+        # a month or a weekday abbreviated, a day written as an ordinal
+        (
+            "On August 18th, the Wellesley forecast is 83 degrees and sunny.",
+            "On August 19th, the Wellesley forecast is 83 degrees and sunny.",
+            "19th",
+        ),
+        (
+            "The Wellesley forecast for Thu, 18th of August, is 83 degrees and sunny.",
+            "The Wellesley forecast for Thu, 18th of September, is 83 degrees and sunny.",
+            "September",
+        ),
+        # a speed with its unit written on to it, or as a ratio
+        (
+            "The Wellesley forecast for Aug 18 has 8mph winds from the west.",
+            "The Wellesley forecast for Aug 18 has 9mph winds from the west.",
+            "9mph",
+        ),
+        (
+            "The Wellesley forecast for Aug 18 has 13 km/h winds from the west.",
+            "The Wellesley forecast for Aug 18 has 8 km/h winds from the west.",
+            "8 km/h",
+        ),
+    ],
+)
+def test_a_date_or_a_speed_written_another_way_is_the_same(
+    judge, task, answer, edited, edit
+) -> None:
+    """ "Aug 18" is "August 18th" and "Thu" is "Thursday"; "8 mph" is "8mph" and about 13 km/h.
+    The same sentences with another day, month or speed are contradicted, the changed figure
+    named."""
+    checker = checker_for(judge)
+    right = checker.check([FORECAST], answer, "What is the forecast?", task=task)
+    assert right.verdict is Verdict.GROUNDED, [s.reason for s in right.sentences]
+    wrong = checker.check([FORECAST], edited, "What is the forecast?", task=task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert [(d.text, d.kind) for d in wrong.ungrounded_details] == [
+        (edit, UngroundedKind.CONTRADICTED)
+    ]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+def test_one_as_a_pronoun_is_no_count(judge, task) -> None:
+    """ "one should bring" names a person, not the number 1 the context must hold; "one
+    umbrella" is a count all the same."""
+    checker = checker_for(judge)
+    context = ["On rainy days, visitors should bring an umbrella. Two storms are forecast."]
+    query = "What should visitors bring?"
+    said = checker.check(context, "On rainy days, one should bring an umbrella.", query, task=task)
+    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    counted = checker.check(context, "On rainy days, one umbrella is enough.", query, task=task)
+    assert counted.verdict is Verdict.NOT_GROUNDED
+    assert "one" in [d.text for d in counted.ungrounded_details]
+
+
+def test_a_capital_that_opens_a_clause_is_no_name() -> None:
+    """A word capitalised because it opens a numbered item or follows a colon is no name the
+    context must hold; a capitalised word inside a clause still is."""
+    from ground_integrations.judges._tokens import analyse
+
+    for text in ("1. Decide what to bake.", "Note: Certificates are required.", "Step 2: Mix."):
+        assert analyse(text).names == [], text
+    assert analyse("He met Obama in Paris.").names == ["obama", "paris"]
+
+
 def test_a_passage_that_is_no_reference_is_still_a_word() -> None:
     """Only a numbered or ordinal passage, or "the given passages", is a reference: "the bill's
     passage in 1990" is a claim, figure included; a hope is not a courtesy."""
     from ground_integrations.judges._analysis import is_courtesy, mask_attribution
 
-    for sentence in ("The bill's passage in 1990 was contested.", "A passage 3 km long."):
+    for sentence in (
+        "The bill's passage in 1990 was contested.",
+        "A passage 3 km long.",
+        "The tunnel in passage 3 km north was closed.",
+    ):
         assert mask_attribution(sentence) == sentence
     assert not is_courtesy("I hope to visit Paris.")
     assert not is_courtesy("Certainly, the answer is 5.")

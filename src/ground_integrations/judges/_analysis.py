@@ -108,7 +108,9 @@ FEATURE_NAMES = (
 #: A figure that matches nothing in the context caps the sentence's score here (below the cut).
 FIGURE_CAP = 0.3
 #: A sentence that uses a word where its well-matched supporting window uses the opposite
-#: ("west" / "east", "increased" / "decreased") is capped here, below the cut.
+#: ("west" / "east", "increased" / "decreased"), or that states a JSON record's yes/no field
+#: the other way round ("takes reservations" for ``"RestaurantsReservations": false``), is
+#: capped here, below the cut.
 OPPOSITE_CAP = 0.3
 #: Medical domain: a sentence whose negation the well-matched supporting window does not share.
 #: (In the Generic domain a flip is only reported: capping there cost 1-4 points of balanced
@@ -438,7 +440,7 @@ def cap(score: float, feats: SentenceFeatures) -> float:
         return min(score, MEDICAL_CAP)
     if feats.figure_mismatch:
         return min(score, FIGURE_CAP)
-    if feats.opposites or feats.conflicts or feats.hours_conflicts:
+    if feats.opposites or feats.conflicts or feats.hours_conflicts or feats.field_conflicts:
         return min(score, OPPOSITE_CAP)
     if feats.negation_flip:
         return min(score, NEGATION_CAP)

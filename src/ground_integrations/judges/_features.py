@@ -23,6 +23,7 @@ from .._markers import mask_markers
 from ..text import base_form
 from ._analysis import FEATURE_NAMES, SentenceFeatures, answer_vector
 from ._framing import mask_attribution
+from ._lexicon import PLAIN_CALENDAR
 
 __all__ = [
     "LEXICAL_FEATURES",
@@ -74,11 +75,20 @@ _PLAIN_STOP = frozenset(
     """.split()
 )
 _PLAIN_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+#: A number with an ordinal ending ("18th") or a unit written on to it ("8mph"): the number.
+_NUMBER_GLUED = re.compile(r"(\d+)(?:st|nd|rd|th|[a-z]+)")
+
+
+def _plain(token: str) -> str:
+    if (glued := _NUMBER_GLUED.fullmatch(token)) is not None:
+        return glued[1]
+    return PLAIN_CALENDAR.get(token) or base_form(token)
 
 
 def plain_tokens(text: str) -> list[str]:
-    """Lower-cased tokens of ``text`` that are not common function words."""
-    return [base_form(t) for t in _PLAIN_TOKEN.findall(text.lower()) if t not in _PLAIN_STOP]
+    """Lower-cased tokens of ``text`` that are not common function words ("Aug" read as
+    "august", "18th" and "8mph" as their numbers)."""
+    return [_plain(t) for t in _PLAIN_TOKEN.findall(text.lower()) if t not in _PLAIN_STOP]
 
 
 def plain_missing(sentences: Sequence[str], given: frozenset[str]) -> tuple[float, float, float]:

@@ -19,38 +19,61 @@ _ATTRIBUTION = re.compile(
     r"structured|json|search|news|two|three|four|five|both|all)\s+)*"
     r"(?:passages?|context|information|text|articles?|news|documents?|sources?|data|"
     r"results?|excerpts?|records?|snippets?|paragraphs?)"
-    r"(?:\s+(?:\[?\d+\]?(?:\s*(?:,|and|&)\s*\[?\d+\]?)*|in json format|provided|given|above))*"
+    r"(?:\s+(?:\[?\d+\]?(?:\s*(?:,?\s*(?:and|&)|,)\s*\[?\d+\]?)*"
+    r"|in json format|provided|given|above))*"
     r"\s*,\s*",
     re.IGNORECASE,
 )
 
 
-#: What follows a reference to a passage: a reporting verb ("Passage 2 briefly mentions that")
-#: or the end of a clause ("(Passage 3)", "as found in passage 1."); not "a passage 3 km long".
+#: What follows a reference to a passage: a reporting verb ("Passage 2 briefly mentions that",
+#: "Passage 3 focuses on") or the end of a clause ("(Passage 3)", "as found in passage 1."); not
+#: "a passage 3 km long".
 _REPORTED = (
-    r"(?:\s+(?:(?:also|further|then|\w+ly)\s+)?(?:states?|stated|suggests?|suggested|"
+    r"(?:\s+(?:(?:also|further|then|both|all|\w+ly)\s+)?(?:states?|stated|suggests?|suggested|"
     r"mentions?|mentioned|recommends?|discusses|discussed|describes?|described|notes?|noted|"
-    r"explains?|explained|says|said|indicates?|adds?|provides?|lists?|gives?|reports?|"
-    r"advises?|confirms?|shows?|highlights?|emphasi[sz]es|specifies|clarifies|talks about)"
+    r"explains?|explained|says?|said|indicates?|adds?|provides?|lists?|gives?|reports?|"
+    r"advises?|confirms?|shows?|highlights?|emphasi[sz]es|specifies|clarifies|talks about|"
+    r"agrees?|outlines?|expands|focuses|defines?|summari[sz]es|repeats|"
+    r"covers|refers to|presents|offers|contains|addresses|deals with|touches on|goes on to|"
+    r"(?:does|do)(?:n't| not))"
     r"\b(?:\s+that\b)?|(?=\s*(?:[.,;:)\]!?]|$)))"
 )
+#: A numbered reference: "passage 2", "passages 1, 2, and 3", "Passage 2 and passage 3".
+_NUMBERED = (
+    r"\b(?:passages?|documents?|excerpts?|snippets?)\s*\[?\d+\]?"
+    r"(?:\s*(?:,?\s*(?:\band\b|\bor\b|&)|,|-|\u2013)\s*"
+    r"(?:(?:the\s+)?(?:passages?|documents?|excerpts?|snippets?)\s*)?\[?\d+\]?)*"
+)
+#: Words that point into the text before a numbered passage ("seen in passage 3").
+_POINTING = (
+    r"\b(?:according to|as (?:stated|mentioned|described|noted|shown|explained|suggested|"
+    r"reported|discussed|indicated|outlined) (?:in|by)|(?:stated|mentioned|described|noted|"
+    r"explained|discussed|found|outlined|seen|given|listed|shown|provided|cited|quoted|"
+    r"presented|covered) in|based on|from|in|see|per)\s+"
+)
+_DETERMINER = r"(?:(?:\bthe|\bthis|\bthat|\bboth)\s+)?"
 #: A reference to the retrieved text inside a sentence: a numbered or ordinal passage ("Passage 2
 #: suggests", "(passages 1 and 3)", "as mentioned in document 2", "the first passage
 #: discusses"), or an attribution to the passages as a whole ("..., according to the given
 #: passages"). Like an opening attribution it names the context, not a fact; a figure in it
-#: counts passages, not things.
+#: counts passages, not things. After a word that points into the text ("seen in passage 3",
+#: "the mixture in passage 2 can") a numbered passage is a reference whatever follows it.
 _REFERENCE = re.compile(
-    r"(?:\b(?:according to|as (?:stated|mentioned|described|noted|shown|explained|suggested|"
-    r"reported|discussed|indicated|outlined) (?:in|by)|(?:stated|mentioned|described|noted|"
-    r"explained|discussed|found|outlined) in|based on|from|in|see|per)\s+)?"
-    r"(?:(?:\bthe|\bthis|\bthat|\bboth)\s+)?"
-    r"(?:\b(?:passages?|documents?|excerpts?|snippets?)\s*\[?\d+\]?"
-    r"(?:\s*(?:,|and|&|or|-|\u2013)\s*\[?\d+\]?)*"
-    r"|\b(?:first|second|third|fourth|fifth|last|final|other|previous|next)\s+"
+    # pointed at: a reference whatever follows, unless a unit or sign does ("in passage 3 km")
+    r"(?:" + _POINTING + _DETERMINER + _NUMBERED + r"(?!\s*(?:%|\u00b0|(?:km|m|mi|ft|cm)\b)))"
+    r"|(?:"
+    + _POINTING
+    + r")?"
+    + _DETERMINER
+    + r"(?:"
+    + _NUMBERED
+    + r"|\b(?:first|second|third|fourth|fifth|last|final|other|previous|next)\s+"
     r"(?:passages?|documents?|excerpts?|snippets?)\b"
     r"|(?<=\s)(?:given|provided|above|retrieved)\s+(?:passages?|context|documents?)\b)" + _REPORTED,
     re.IGNORECASE,
 )
+
 #: An opening that sums up ("Overall,", "In summary,"): it orders the answer, and states nothing.
 _SUMMING_UP = re.compile(
     r"^\W*(?:overall|in summary|in sum|in conclusion|in short|to sum up|to summari[sz]e|"

@@ -10,6 +10,7 @@ from ..text import STOPWORDS
 
 __all__ = [
     "AMBIGUOUS_UNITS",
+    "CALENDAR",
     "CALENDAR_NAMES",
     "FIGURE_UNITS",
     "FIGURE_UNIT_LETTERS",
@@ -19,11 +20,13 @@ __all__ = [
     "HEDGE_WORDS",
     "MEDICAL_CRITICAL",
     "MONEY_BEFORE",
+    "MONTHS",
     "NEGATIONS",
     "NUMBER_WORDS",
     "OPPOSITE_PAIRS",
     "ORDINALS",
     "PARTIALS",
+    "PLAIN_CALENDAR",
     "SCALE_LETTERS",
     "SCALE_WORDS",
     "STOPWORDS",
@@ -152,6 +155,32 @@ UNITS = {
     "units": "unit",
     "iu": "unit",
 }
+#: Month and weekday abbreviations, folded, to the full name ("Aug 18" is "August 18"): read so
+#: only where the text capitalises them ("Sat", not "sat"). :data:`PLAIN_CALENDAR` holds those
+#: that are no common English word, read so in any case.
+CALENDAR = {
+    "jan": "january",
+    "feb": "february",
+    "mar": "march",
+    "apr": "april",
+    "jun": "june",
+    "jul": "july",
+    "aug": "august",
+    **dict.fromkeys(["sep", "sept"], "september"),
+    "oct": "october",
+    "nov": "november",
+    "dec": "december",
+    "mon": "monday",
+    **dict.fromkeys(["tue", "tues"], "tuesday"),
+    "wed": "wednesday",
+    **dict.fromkeys(["thu", "thur", "thurs"], "thursday"),
+    "fri": "friday",
+    "sat": "saturday",
+    "sun": "sunday",
+}
+PLAIN_CALENDAR = {
+    k: v for k, v in CALENDAR.items() if k not in {"jan", "mar", "wed", "sat", "sun", "mon"}
+}
 #: Words after a number that scale it, as powers of ten: "4 million" is 4,000,000, "two hundred
 #: thousand" 200,000 (see ``_figures.read_figures``).
 SCALE_WORDS = {
@@ -202,6 +231,9 @@ FIGURE_UNITS = {
     **dict.fromkeys(["yr", "yrs", "year", "years"], "year"),
     **dict.fromkeys(["decade", "decades"], "decade"),
     **dict.fromkeys(["century", "centuries"], "century"),
+    # speed
+    "mph": "mph",
+    **dict.fromkeys(["kph", "kmh"], "kmh"),
     # temperature
     **dict.fromkeys(["celsius", "centigrade"], "c"),
     "fahrenheit": "f",
@@ -281,6 +313,7 @@ UNIT_KINDS = {
     **dict.fromkeys(["g", "kg", "mg", "mcg", "lb", "oz", "t"], "mass"),
     **dict.fromkeys(["s", "min", "h", "day", "week", "month", "year", "decade", "century"], "time"),
     **dict.fromkeys(["c", "f"], "temperature"),
+    **dict.fromkeys(["mph", "kmh"], "speed"),
     **dict.fromkeys(["%", "pp"], "share"),
     **dict.fromkeys(
         ["usd", "aud", "cad", "nzd", "hkd", "sgd", "eur", "gbp", "jpy", "cny", "inr", "chf"],
@@ -318,6 +351,8 @@ UNIT_FACTORS = {
     "year": 31_556_952.0,
     "decade": 315_569_520.0,
     "century": 3_155_695_200.0,
+    "mph": 0.44704,
+    "kmh": 1 / 3.6,
 }
 
 # Terms a Medical-domain sentence may not change: units, frequencies, routes.
@@ -446,6 +481,8 @@ CALENDAR_NAMES = (
     ),
     frozenset("monday tuesday wednesday thursday friday saturday sunday".split()),
 )
+#: The months, folded: a day written "18th" beside one is the figure 18 ("August 18th").
+MONTHS = CALENDAR_NAMES[0] | {"may"}
 
 # -- what :mod:`._structure` compares ------------------------------------------------------
 

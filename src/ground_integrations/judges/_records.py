@@ -262,8 +262,9 @@ def field_conflicts(
             negated = True
         elif after and ":" in gaps[last + 1] and after[0] in negations:
             negated = True  # "WiFi: not available"
-        if negated == value:
-            out.append(" ".join(plain))
+        if negated == value:  # named as the sentence writes it ("garage parking")
+            near = [p for p, n in enumerate(stems) if n in parking and first - 3 <= p <= last + 3]
+            out.append(" ".join(words[p] for p in sorted({*positions, *near[:1]})))
     return out
 
 

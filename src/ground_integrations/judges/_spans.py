@@ -261,7 +261,7 @@ def _read(
         for c in reversed(feats.conflicts)
         for w in c.words
     }
-    field_stems = {s for name in feats.field_conflicts for s in name.split()}
+    field_stems = {stem(w) for name in feats.field_conflicts for w in name.split()}
     # the words of a time or a day the record's hours contradict ("10:00 PM", "every day")
     timed = [
         (m.start(), m.end()) for said, _ in feats.hours_conflicts for m in _found(masked, said)

@@ -14,8 +14,10 @@ from .._markers import mask_markers
 from ..text import Span, fold, stem, word_spans
 from ._figures import Figure, figure_in_brackets, read_figures
 from ._lexicon import (
+    CALENDAR,
     FIGURE_UNITS,
     HEDGES,
+    MONTHS,
     NEGATIONS,
     NUMBER_WORDS,
     SCALE_LETTERS,
@@ -28,6 +30,14 @@ from ._search import FigureValues, Quantities
 __all__ = ["Tokens", "analyse", "quantities_of"]
 
 _HAS_DIGIT = re.compile(r"\d")
+#: A day of the month written as an ordinal: "18th", "1st", "22nd".
+_ORDINAL_DAY = re.compile(r"([1-9]|[12]\d|3[01])(?:st|nd|rd|th)")
+#: What makes "one" a pronoun, not a count: a verb after it ("one must", "one can") or a
+#: word before it ("no one", "each one", "the one").
+_ONE_VERBS = frozenset(
+    "must should can could may might will would shall need needs has had ought cannot".split()
+)
+_ONE_BEFORE = frozenset("no any every each some the this that which another".split())
 
 
 @dataclass
@@ -129,6 +139,39 @@ def quantities_of(surface: dict[str, str]) -> dict[str, frozenset[str]]:
     return {figure: frozenset(units) for figure, units in out.items()}
 
 
+def _folded(spans: Sequence[Span], j: int) -> str:
+    if not 0 <= j < len(spans):
+        return ""
+    word = fold(spans[j].text)
+    return CALENDAR.get(word, word) if spans[j].text[:1].isupper() else word
+
+
+def _beside_month(spans: Sequence[Span], i: int) -> bool:
+    """The word at ``i`` stands by a month: "August 18th", "18th August", "18th of August"."""
+    after = _folded(spans, i + 1)
+    return (
+        _folded(spans, i - 1) in MONTHS
+        or after in MONTHS
+        or (after == "of" and _folded(spans, i + 2) in MONTHS)
+    )
+
+
+def _opens_clause(text: str, spans: Sequence[Span], i: int) -> bool:
+    """The word at ``i`` opens its sentence, a line, the text after a colon ("Note: Certificates
+    are...") or a numbered item ("1. Decide..."): capitalised for that, not as a name."""
+    if i == 0:
+        return True
+    gap = text[spans[i - 1].end : spans[i].start]
+    if ":" in gap or "\n" in gap:
+        return True
+    return i == 1 and spans[0].text.isdigit() and gap.strip() in {".", ")"}
+
+
+def _pronoun(spans: Sequence[Span], i: int) -> bool:
+    """ "one" at ``i`` names a person, not a count: "one must", "no one", "each one"."""
+    return _folded(spans, i + 1) in _ONE_VERBS or _folded(spans, i - 1) in _ONE_BEFORE
+
+
 def analyse(text: str, passages: int | None = None) -> Tokens:
     """The words, stems, figures and names of ``text``; citation markers ("[1]", "[Source 2]")
     are masked first: they point at a source and are no figure the context must hold. With
@@ -141,6 +184,14 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     for i, span in enumerate(spans):
         word = fold(span.text)
         word = UNITS.get(word, word)
+        if word in CALENDAR and span.text[:1].isupper():
+            word = CALENDAR[word]  # "Aug" is "August"
+        elif (day := _ORDINAL_DAY.fullmatch(word)) is not None and _beside_month(spans, i):
+            word = day[1]  # "August 18th" states the day 18
+        elif word == "one" and _pronoun(spans, i):
+            out.words.append(word)
+            out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
+            continue  # "one must...", "no one": a person, no count the context must hold
         out.words.append(word)
         out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
         if word in NEGATIONS:
@@ -181,6 +232,6 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         if word in STOPWORDS or (len(word) < 2 and not word.isalpha()):
             continue
         out.stems.append(stem(word))
-        if i > 0 and span.text[:1].isupper() and word not in STOPWORDS:
+        if span.text[:1].isupper() and not _opens_clause(masked, spans, i):
             out.names.append(word)
     return out
