@@ -458,6 +458,10 @@ ATTRIBUTIONS = [
     "According to Passage 2, ",
     "As stated in the provided text, ",
     "From the passages 1 and 3, ",
+    # a label or a phrase that says the answer comes next
+    "Answer: ",
+    "So, the answer to the question is ",
+    'Therefore, the answer to your question "How high is it" is: ',
 ]
 
 
@@ -613,6 +617,41 @@ def test_one_as_a_pronoun_is_no_count(judge, task) -> None:
     counted = checker.check(context, "On rainy days, one umbrella is enough.", query, task=task)
     assert counted.verdict is Verdict.NOT_GROUNDED
     assert "one" in [d.text for d in counted.ungrounded_details]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+def test_a_numbered_step_is_a_label_not_a_figure(judge, task) -> None:
+    """ "Step 2:" and "repeat steps 2 and 3" number the answer's own steps; the figures of the
+    step are checked as usual."""
+    checker = checker_for(judge)
+    context = ["Knead the dough for 10 minutes, then let it rest in a warm place."]
+    query = "How do I make the dough?"
+    answer = "Step 2: knead the dough for 10 minutes, then let it rest in a warm place."
+    right = checker.check(context, answer, query, task=task)
+    assert right.verdict is Verdict.GROUNDED, [s.reason for s in right.sentences]
+    wrong = checker.check(context, answer.replace("10", "12"), query, task=task)
+    assert [(d.text, d.kind) for d in wrong.ungrounded_details] == [
+        ("12 minutes", UngroundedKind.CONTRADICTED)
+    ]
+
+
+def test_what_only_looks_like_a_count_is_no_figure() -> None:
+    """A step or option number and "one" as a pronoun are no figures; the same words as counts
+    are. ("The two men", pointing back at men named before, is still read as a count: reading it
+    as a word lowered RAGTruth summaries by 0.005 over twenty splits.)"""
+    from ground_integrations.judges._tokens import analyse
+
+    for text in (
+        "Repeat steps 7 and 8 for the rest.",
+        "Repeat step 4 and 5 twice.",
+        "Choose Option 1 or Option 2.",
+        "They work with one another.",
+        "It shows the consequences of one’s actions.",
+    ):
+        assert analyse(text).figures == [], text
+    assert analyse("It takes 2 steps and 4 hours.").figures == ["2", "4"]
+    assert analyse("They had two sons and saw one storm.").figures == ["2", "1"]
 
 
 def test_a_capital_that_opens_a_clause_is_no_name() -> None:

@@ -74,10 +74,17 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 
-#: An opening that sums up ("Overall,", "In summary,"): it orders the answer, and states nothing.
+#: An opening that sums up ("Overall,", "In summary,"), labels what follows as the answer
+#: ("Answer:", "So, the answer to the question is") or numbers a step ("Step 2:"): it orders
+#: the answer, and states nothing.
 _SUMMING_UP = re.compile(
-    r"^\W*(?:overall|in summary|in sum|in conclusion|in short|to sum up|to summari[sz]e|"
-    r"all in all|in brief)\s*,\s*",
+    r"^\W*(?:(?:overall|in summary|in sum|in conclusion|in short|to sum up|to summari[sz]e|"
+    r"all in all|in brief)\s*,\s*"
+    r"|(?:(?:so|therefore|thus|hence|in short)\s*,?\s*)?"
+    r"(?:(?:the|my|a)\s+)?(?:short\s+|final\s+)?(?:answer|response)"
+    r"(?:\s+to\s+(?:the|your|this)\s+(?:question|query)(?:\s+(?:\"[^\"]*\"|\u201c[^\u201d]*\u201d))?)?"
+    r"\s*(?::|\bis\b:?|,)\s*"
+    r"|(?:step|option|method|tip)\s+\d{1,2}\s*[:.)\u2013-]\s*)",
     re.IGNORECASE,
 )
 #: The summarised text named as the one who says something ("The article highlights that",

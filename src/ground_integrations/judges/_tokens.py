@@ -38,6 +38,10 @@ _ONE_VERBS = frozenset(
     "must should can could may might will would shall need needs has had ought cannot".split()
 )
 _ONE_BEFORE = frozenset("no any every each some the this that which another".split())
+#: Words that number the answer's own parts: "step 4", "steps 7 and 8", "Option 2". The number
+#: is a label, not a figure the context must hold.
+_LABELS = frozenset("step steps option options".split())
+_LABEL_JOINS = frozenset("and or to through".split())
 
 
 @dataclass
@@ -168,8 +172,24 @@ def _opens_clause(text: str, spans: Sequence[Span], i: int) -> bool:
 
 
 def _pronoun(spans: Sequence[Span], i: int) -> bool:
-    """ "one" at ``i`` names a person, not a count: "one must", "no one", "each one"."""
-    return _folded(spans, i + 1) in _ONE_VERBS or _folded(spans, i - 1) in _ONE_BEFORE
+    """ "one" at ``i`` names a person, not a count: "one must", "no one", "each one", "one
+    another", "one's"."""
+    after = _folded(spans, i + 1)
+    return (
+        after in _ONE_VERBS
+        or after == "another"
+        or spans[i].text.lower().endswith(("'s", "\u2019s"))
+        or _folded(spans, i - 1) in _ONE_BEFORE
+    )
+
+
+def _labels_part(words: list[str], labels: set[int], i: int) -> bool:
+    """The number at ``i`` (``words`` holds the words before it) labels a step or an option:
+    right after "step" or "options", or joined to such a label ("steps 7 and 8", "4, 5")."""
+    if not i:
+        return False
+    before = words[i - 1]
+    return before in _LABELS or i - 1 in labels or (before in _LABEL_JOINS and i - 2 in labels)
 
 
 def analyse(text: str, passages: int | None = None) -> Tokens:
@@ -181,6 +201,7 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     masked = mask_markers(text, None if passages is None else figure_in_brackets(passages))
     spans = word_spans(masked)
     taken = -1  # the last word read as part of a figure before it ("hundred" in "four hundred")
+    labels: set[int] = set()  # positions of numbers that label a step or an option
     for i, span in enumerate(spans):
         word = fold(span.text)
         word = UNITS.get(word, word)
@@ -188,6 +209,11 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
             word = CALENDAR[word]  # "Aug" is "August"
         elif (day := _ORDINAL_DAY.fullmatch(word)) is not None and _beside_month(spans, i):
             word = day[1]  # "August 18th" states the day 18
+        elif word.isdigit() and _labels_part(out.words, labels, i):
+            labels.add(i)
+            out.words.append(word)
+            out.gaps.append(masked[spans[i - 1].end : span.start])
+            continue  # "step 4", "steps 7 and 8": the answer's own numbering
         elif word == "one" and _pronoun(spans, i):
             out.words.append(word)
             out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
