@@ -82,6 +82,25 @@ GROUNDED = [
 
 OPPOSITES = [
     (SUN, "The sun rises from the west.", "Where does the sun rise?", "west"),
+    # the same word denied by a prefix, either way round
+    (
+        "The test gives a correct result within a specified tolerance.",
+        "The test gives an incorrect result within a specified tolerance.",
+        "What does the test give?",
+        "incorrect",
+    ),
+    (
+        "The test gives a correct result within a specified tolerance.",
+        "The test gives a correct result within an unspecified tolerance.",
+        "What does the test give?",
+        "unspecified",
+    ),
+    (
+        "The old mine on the ridge is inactive today.",
+        "The old mine on the ridge is active today.",
+        "Is the mine still working?",
+        "active",
+    ),
     (
         "The company's revenue increased by 12% in 2023.",
         "The company's revenue decreased by 12% in 2023.",
@@ -170,6 +189,21 @@ INHALERS = (
     "Inhaled corticosteroids reduce swelling in the airways. Side effects can include a hoarse "
     "voice and oral thrush, which are less likely if you rinse your mouth after each use."
 )
+
+
+def test_a_denying_prefix_is_read_only_where_it_denies() -> None:
+    """ "incorrect" denies "correct" and "non-toxic" "toxic"; "inform", "discover" and
+    "invaluable" deny nothing."""
+    from ground_integrations.judges._checks import denied_base
+
+    assert [denied_base(w) for w in ("incorrect", "unspecified", "non-toxic", "inactive")] == [
+        "correct",
+        "specified",
+        "toxic",
+        "active",
+    ]
+    for word in ("inform", "impress", "discover", "invaluable", "unless", "under", "union"):
+        assert denied_base(word) is None, word
 
 
 @pytest.mark.parametrize("task", TASKS)

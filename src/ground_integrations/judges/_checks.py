@@ -415,6 +415,60 @@ def _opposite_index() -> dict[str, frozenset[str]]:
 
 
 _OPPOSITES: dict[str, frozenset[str]] | None = None
+#: Prefixes that deny the adjective or participle they are written on ("incorrect", "unspecified",
+#: "non-toxic"); "in-" and its forms only before an adjective's ending, so that "inform" or
+#: "impress" are no denial of "form" or "press".
+_DENYING = ("non-", "non", "un")
+_DENYING_ADJECTIVE = ("in", "im", "il", "ir")
+_ADJECTIVE_ENDINGS = (
+    "able",
+    "ible",
+    "ive",
+    "ent",
+    "ant",
+    "ate",
+    "ect",
+    "ete",
+    "al",
+    "ar",
+    "id",
+    "ure",
+    "ite",
+)
+#: Words that look denied and are not ("invaluable" is very valuable; "unless" is no "less").
+_NOT_DENIED = frozenset(
+    "invaluable inflammable infamous impassive unless unloose unloosen unravel".split()
+)
+
+
+def denied_base(word: str) -> str | None:
+    """The word a denying prefix is written on ("incorrect" -> "correct", "unspecified" ->
+    "specified", "non-toxic" -> "toxic"), or ``None``."""
+    if word in _NOT_DENIED:
+        return None
+    for prefix in _DENYING:
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4:
+            return word[len(prefix) :]
+    for prefix in _DENYING_ADJECTIVE:
+        base = word[len(prefix) :]
+        if word.startswith(prefix) and len(base) >= 4 and base.endswith(_ADJECTIVE_ENDINGS):
+            return base
+    return None
+
+
+def _denied_pairs(word: str, window_words: Sequence[str]) -> frozenset[str]:
+    """The window's words (stems) that deny ``word`` or that ``word`` denies: "incorrect" in
+    the window for "correct" in the sentence, or the reverse."""
+    base = denied_base(word)
+    out = set()
+    for other in window_words:
+        if base is not None and other == base:
+            out.add(stem(other))
+        elif denied_base(other) == word:
+            out.add(stem(other))
+    return frozenset(out)
+
+
 #: How many words either side of an opposite must share a content word with the window's.
 _OPPOSITE_REACH = 3
 #: How many words either side of the window's opposite its negations are counted over.
@@ -444,7 +498,9 @@ def swapped_opposites(
     context_stems: frozenset[str],
     negated: list[tuple[str, str]] | None = None,
 ) -> list[tuple[str, str]]:
-    """Words of a sentence that its supporting window contradicts with their opposite.
+    """Words of a sentence that its supporting window contradicts with their opposite, a listed
+    one (:data:`._lexicon.OPPOSITE_PAIRS`) or the same word denied by a prefix ("incorrect",
+    "unspecified": :func:`denied_base`).
 
     The word is nowhere in the context, its opposite is in the window but not in the sentence,
     and both stand next to a shared content word ("sales *decreased*" / "sales *increased*"),
@@ -460,8 +516,10 @@ def swapped_opposites(
     out = []
     seen: set[str] = set()
     for i, s in enumerate(sentence_stems):
-        opposite = _OPPOSITES.get(s)
-        if not opposite or s in context_stems or s in seen:
+        if s in context_stems or s in seen:
+            continue
+        opposite = _OPPOSITES.get(s) or _denied_pairs(words[i], window_words)
+        if not opposite:
             continue
         seen.add(s)
         if opposite & set(sentence_stems):
