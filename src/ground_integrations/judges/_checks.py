@@ -460,13 +460,11 @@ def _denied_pairs(word: str, window_words: Sequence[str]) -> frozenset[str]:
     """The window's words (stems) that deny ``word`` or that ``word`` denies: "incorrect" in
     the window for "correct" in the sentence, or the reverse."""
     base = denied_base(word)
-    out = set()
-    for other in window_words:
-        if base is not None and other == base:
-            out.add(stem(other))
-        elif denied_base(other) == word:
-            out.add(stem(other))
-    return frozenset(out)
+    return frozenset(
+        stem(other)
+        for other in window_words
+        if (base is not None and other == base) or denied_base(other) == word
+    )
 
 
 #: How many words either side of an opposite must share a content word with the window's.
