@@ -456,15 +456,26 @@ def denied_base(word: str) -> str | None:
     return None
 
 
-def _denied_pairs(word: str, window_words: Sequence[str]) -> frozenset[str]:
-    """The window's words (stems) that deny ``word`` or that ``word`` denies: "incorrect" in
-    the window for "correct" in the sentence, or the reverse."""
-    base = denied_base(word)
-    return frozenset(
-        stem(other)
-        for other in window_words
-        if (base is not None and other == base) or denied_base(other) == word
-    )
+class _Denials:
+    """A window's words by the word their prefix denies ("incorrect" under "correct"), read once
+    per window, at the first sentence word that needs it."""
+
+    def __init__(self, window_words: Sequence[str]) -> None:
+        self.words = frozenset(window_words)
+        self.denying: dict[str, set[str]] = {}
+        for other in self.words:
+            base = denied_base(other)
+            if base is not None:
+                self.denying.setdefault(base, set()).add(stem(other))
+
+    def pairs(self, word: str) -> frozenset[str]:
+        """The window's words (stems) that deny ``word`` or that ``word`` denies: "incorrect"
+        in the window for "correct" in the sentence, or the reverse."""
+        out = set(self.denying.get(word, ()))
+        base = denied_base(word)
+        if base is not None and base in self.words:
+            out.add(stem(base))
+        return frozenset(out)
 
 
 #: How many words either side of an opposite must share a content word with the window's.
@@ -513,10 +524,14 @@ def swapped_opposites(
     window_stems = [stem(w) for w in window_words]
     out = []
     seen: set[str] = set()
+    denials: _Denials | None = None
     for i, s in enumerate(sentence_stems):
         if s in context_stems or s in seen:
             continue
-        opposite = _OPPOSITES.get(s) or _denied_pairs(words[i], window_words)
+        opposite = _OPPOSITES.get(s)
+        if not opposite and len(words[i]) > 3:
+            denials = denials or _Denials(window_words)
+            opposite = denials.pairs(words[i])
         if not opposite:
             continue
         seen.add(s)
