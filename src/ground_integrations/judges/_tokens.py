@@ -205,21 +205,22 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     for i, span in enumerate(spans):
         word = fold(span.text)
         word = UNITS.get(word, word)
+        # a word only: the answer's own numbering ("step 4", "steps 7 and 8") or "one" naming
+        # a person ("one must...", "no one"), no count the context must hold
+        plain = False
         if word in CALENDAR and span.text[:1].isupper():
             word = CALENDAR[word]  # "Aug" is "August"
         elif (day := _ORDINAL_DAY.fullmatch(word)) is not None and _beside_month(spans, i):
             word = day[1]  # "August 18th" states the day 18
         elif word.isdigit() and _labels_part(out.words, labels, i):
             labels.add(i)
-            out.words.append(word)
-            out.gaps.append(masked[spans[i - 1].end : span.start])
-            continue  # "step 4", "steps 7 and 8": the answer's own numbering
+            plain = True
         elif word == "one" and _pronoun(spans, i):
-            out.words.append(word)
-            out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
-            continue  # "one must...", "no one": a person, no count the context must hold
+            plain = True
         out.words.append(word)
         out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
+        if plain:
+            continue
         if word in NEGATIONS:
             out.negated = not out.negated
             continue
