@@ -526,6 +526,7 @@ REFERENCES = [
     # several passages named at once, reporting verbs, and a passage pointed at mid-sentence
     "Passage 2 and passage 3 both say its peak is 4,207.3 m above sea level.",
     "Based on passages 1, 2, and 3, its peak is 4,207.3 m above sea level.",
+    "Passage 3 reiterates that its peak is 4,207.3 m above sea level.",
 ]
 
 
@@ -682,10 +683,25 @@ def test_what_only_looks_like_a_count_is_no_figure() -> None:
         "Choose Option 1 or Option 2.",
         "They work with one another.",
         "It shows the consequences of one’s actions.",
+        "A good safety culture is one that values safety.",
+        "The divisions are bound together as one.",
     ):
         assert analyse(text).figures == [], text
     assert analyse("It takes 2 steps and 4 hours.").figures == ["2", "4"]
     assert analyse("They had two sons and saw one storm.").figures == ["2", "1"]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_the_people_of_a_named_place_is_no_new_name(task) -> None:
+    """ "Mexican" where the context says "Mexico" names nothing new; a place the context does
+    not name still does."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    context = ["Tacos al pastor come from Mexico and from Venezuela's neighbour Colombia too."]
+    query = "Where do tacos al pastor come from?"
+    said = checker.check(context, "Tacos al pastor are a Mexican dish.", query, task=task)
+    assert not any("names" in s.reason for s in said.sentences), [s.reason for s in said.sentences]
+    other = checker.check(context, "Tacos al pastor are a Peruvian dish.", query, task=task)
+    assert any("'Peruvian'" in s.reason for s in other.sentences)
 
 
 def test_a_capital_that_opens_a_clause_is_no_name() -> None:

@@ -330,7 +330,10 @@ def sentence_features(
     names = [
         n
         for n in dict.fromkeys(tokens.names)
-        if n not in index.words and n not in given_words and n.replace("-", "") not in index.words
+        if n not in index.words
+        and n not in given_words
+        and n.replace("-", "") not in index.words
+        and not _people_of(n, index.words)
     ]
     if names:
         v["names"] = min(len(names), 2) / 2
@@ -392,6 +395,22 @@ def sentence_features(
             "it states a personal opinion or experience, not a fact from the context"
         )
     return feats
+
+
+#: How a people or a language is named after its place: "Venezuela" -> "Venezuelan", "Mexico"
+#: -> "Mexican", "Singapore" -> "Singaporean", "Italy" -> "Italian", "China" -> "Chinese".
+_PEOPLE_ENDINGS = ("ians", "ian", "eans", "ean", "ans", "an", "ese", "ns", "n")
+_PLACE_ENDINGS = ("", "a", "o", "e", "y")
+
+
+def _people_of(name: str, words: frozenset[str] | set[str]) -> bool:
+    """``name`` (folded) names the people or language of a place the context names ("Mexican"
+    where the context says "Mexico")."""
+    for ending in _PEOPLE_ENDINGS:
+        base = name.removesuffix(ending)
+        if base != name and len(base) >= 4:
+            return any(base + end in words for end in _PLACE_ENDINGS)
+    return False
 
 
 def _as_written(text: str, folded: str) -> str:

@@ -36,6 +36,7 @@ _REPORTED = (
     r"advises?|confirms?|shows?|highlights?|emphasi[sz]es|specifies|clarifies|talks about|"
     r"agrees?|outlines?|expands|focuses|defines?|summari[sz]es|repeats|"
     r"covers|refers to|presents|offers|contains|addresses|deals with|touches on|goes on to|"
+    r"reiterates|restates|echoes|elaborates(?: on)?|"
     r"(?:does|do)(?:n't| not))"
     r"\b(?:\s+that\b)?|(?=\s*(?:[.,;:)\]!?]|$)))"
 )

@@ -37,7 +37,8 @@ _ORDINAL_DAY = re.compile(r"([1-9]|[12]\d|3[01])(?:st|nd|rd|th)")
 _ONE_VERBS = frozenset(
     "must should can could may might will would shall need needs has had ought cannot".split()
 )
-_ONE_BEFORE = frozenset("no any every each some the this that which another".split())
+_ONE_BEFORE = frozenset("no any every each some the this that which another as".split())
+_ONE_RELATIVES = frozenset("another that where who whom whose which".split())
 #: Words that number the answer's own parts: "step 4", "steps 7 and 8", "Option 2". The number
 #: is a label, not a figure the context must hold.
 _LABELS = frozenset("step steps option options".split())
@@ -172,12 +173,12 @@ def _opens_clause(text: str, spans: Sequence[Span], i: int) -> bool:
 
 
 def _pronoun(spans: Sequence[Span], i: int) -> bool:
-    """ "one" at ``i`` names a person, not a count: "one must", "no one", "each one", "one
-    another", "one's"."""
+    """ "one" at ``i`` names a person or stands for a noun, not a count: "one must", "no one",
+    "each one", "one another", "one's", "a culture is one that values..."."""
     after = _folded(spans, i + 1)
     return (
         after in _ONE_VERBS
-        or after == "another"
+        or after in _ONE_RELATIVES
         or spans[i].text.lower().endswith(("'s", "\u2019s"))
         or _folded(spans, i - 1) in _ONE_BEFORE
     )
