@@ -82,6 +82,12 @@ GROUNDED = [
 
 OPPOSITES = [
     (SUN, "The sun rises from the west.", "Where does the sun rise?", "west"),
+    (
+        "The new stores sell cheap furniture to students.",
+        "The new stores sell expensive furniture to students.",
+        "What do the new stores sell?",
+        "expensive",
+    ),
     # the same word denied by a prefix, either way round
     (
         "The test gives a correct result within a specified tolerance.",
