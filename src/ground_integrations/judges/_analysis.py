@@ -403,7 +403,7 @@ _PEOPLE_ENDINGS = ("ians", "ian", "eans", "ean", "ans", "an", "ese", "ns", "n")
 _PLACE_ENDINGS = ("", "a", "o", "e", "y")
 
 
-def _people_of(name: str, words: frozenset[str] | set[str]) -> bool:
+def _people_of(name: str, words: frozenset[str]) -> bool:
     """``name`` (folded) names the people or language of a place the context names ("Mexican"
     where the context says "Mexico")."""
     for ending in _PEOPLE_ENDINGS:

@@ -458,7 +458,7 @@ def denied_base(word: str) -> str | None:
 
 class _Denials:
     """A window's words by the word their prefix denies ("incorrect" under "correct"), read once
-    per window, at the first sentence word that needs it."""
+    per sentence checked against the window, at the first of its words that needs it."""
 
     def __init__(self, window_words: Sequence[str]) -> None:
         self.words = frozenset(window_words)

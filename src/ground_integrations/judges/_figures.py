@@ -19,6 +19,7 @@ from ._lexicon import (
     AMBIGUOUS_UNITS,
     FIGURE_UNIT_LETTERS,
     FIGURE_UNIT_PAIRS,
+    FIGURE_UNIT_RATIOS,
     FIGURE_UNITS,
     MONEY_BEFORE,
     NUMBER_WORDS,
@@ -178,10 +179,6 @@ def _money_before(text: str, spans: Sequence[Span], i: int) -> tuple[str, int] |
     return None
 
 
-#: Units written as a ratio: "km/h".
-_PER_UNITS = {("km", "h"): "kmh", ("mi", "h"): "mph"}
-
-
 def _unit_after(text: str, spans: Sequence[Span], j: int, end: int) -> tuple[str, int, int] | None:
     """The unit written at ``end``, where ``spans[j]`` is the next word: a sign ("%", "°C"), a
     two-word unit ("per cent") or a unit word; with where it ends and its last word's index."""
@@ -191,7 +188,7 @@ def _unit_after(text: str, spans: Sequence[Span], j: int, end: int) -> tuple[str
     if j >= len(spans) or not _joined(text, end, spans[j].start):
         return None
     if j + 1 < len(spans) and text[spans[j].end : spans[j + 1].start] == "/":
-        per = _PER_UNITS.get((fold(spans[j].text), fold(spans[j + 1].text)))
+        per = FIGURE_UNIT_RATIOS.get((fold(spans[j].text), fold(spans[j + 1].text)))
         if per is not None:  # "km/h"
             return per, spans[j + 1].end, j + 1
     if j + 1 < len(spans) and _joined(text, spans[j].end, spans[j + 1].start):

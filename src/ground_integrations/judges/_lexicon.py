@@ -15,6 +15,7 @@ __all__ = [
     "FIGURE_UNITS",
     "FIGURE_UNIT_LETTERS",
     "FIGURE_UNIT_PAIRS",
+    "FIGURE_UNIT_RATIOS",
     "FIRST_PERSON",
     "FREQUENCY_PERIODS",
     "HEDGE_WORDS",
@@ -272,6 +273,8 @@ FIGURE_UNIT_PAIRS = {
     **dict.fromkeys([("us", "dollars"), ("u.s", "dollars"), ("american", "dollars")], "usd"),
     **dict.fromkeys([("australian", "dollars"), ("canadian", "dollars")], "dollar"),
 }
+#: Units written as a ratio of two, folded ("km/h"): read before either word alone.
+FIGURE_UNIT_RATIOS = {("km", "h"): "kmh", ("mi", "h"): "mph"}
 #: Money written before its number ("$5", "US$ 5", "USD 5"), as written (signs) or folded (codes).
 MONEY_BEFORE = {
     "$": "dollar",
