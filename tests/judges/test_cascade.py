@@ -39,7 +39,8 @@ async def test_errors_escalate_only_when_asked() -> None:
         )
     tolerant = CascadeJudge([FailingJudge(), HeuristicJudge()], escalate_on_error=True)
     r = await GroundednessChecker(tolerant).acheck([MAUNA_KEA], "Mauna Kea is an inactive volcano.")
-    assert r.judge.decided_by == "heuristic 1.4"
+    assert r.judge.decided_by == f"heuristic {HeuristicJudge.version}"
+    assert HeuristicJudge.version.startswith("1.4+lex.")
 
 
 def test_configuration_and_loading_by_name() -> None:

@@ -21,6 +21,7 @@ from ground_integrations import (  # noqa: E402
 )
 from ground_integrations.judges import load_judge  # noqa: E402
 from ground_integrations.judges._features import LEXICAL_FEATURES  # noqa: E402
+from ground_integrations.judges._revision import LEXICAL_CODE  # noqa: E402
 from ground_integrations.judges.cross_encoder import (  # noqa: E402
     MODEL_FEATURES,
     STACK_FEATURES,
@@ -134,7 +135,7 @@ def test_stack_names_its_model_in_the_version_and_refuses_another(model_dir, tmp
     # the version names the fit (the model's digest and every fitted number): results, caches
     # and calibrations of one fit are kept apart from another's
     fit = hashlib.sha256((tmp_path / "stack.json").read_bytes()).hexdigest()[:8]
-    assert judge.version == f"2+stack.3+{fit}"
+    assert judge.version == f"2+stack.3+{fit}+lex.{LEXICAL_CODE}"
     assert judge.version != CrossEncoderJudge(model_dir).version
     assert judge.cache_key() != CrossEncoderJudge(model_dir).cache_key()
     assert 0.0 <= judge.support([("a b", "c")])[0] <= 1.0

@@ -55,6 +55,7 @@ from ._profiles import (
     top_windows,
 )
 from ._ranking import Ranker, rank_vectors, rerank
+from ._revision import LEXICAL_CODE
 from .base import Judge, Judgement, Thresholds
 from .heuristic import INDEX_CACHE_BYTES, HeuristicJudge
 
@@ -292,9 +293,11 @@ class CrossEncoderJudge(Judge):
 
     @property
     def version(self) -> str:  # type: ignore[override]
+        # the fit, then the revision of the code that reads words, figures and names
+        # (:mod:`._revision`): either one moving changes the outputs
         if self._fit_digest:
-            return f"2+stack.{self._stack_version}+{self._fit_digest}"
-        return f"2+stack.{self._stack_version}"
+            return f"2+stack.{self._stack_version}+{self._fit_digest}+lex.{LEXICAL_CODE}"
+        return f"2+stack.{self._stack_version}+lex.{LEXICAL_CODE}"
 
     def __repr__(self) -> str:
         return f"CrossEncoderJudge(model_path={str(self.model_path)!r})"

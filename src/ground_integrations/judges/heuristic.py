@@ -41,6 +41,7 @@ from ._analysis import (
     cap,
 )
 from ._index import ContextIndex, index_context
+from ._revision import LEXICAL_CODE
 from ._spans import MODEL_REJECTS, ungrounded_details
 from ._tokens import Tokens, analyse
 from .base import Judge, Judgement, Thresholds
@@ -118,7 +119,8 @@ class HeuristicJudge(Judge):
     """
 
     name = "heuristic"
-    version = "1.4"
+    # the weights are in cache_key; the code that reads a sentence is named here
+    version = f"1.4+lex.{LEXICAL_CODE}"
     default_thresholds = Thresholds(grounded=0.5, not_grounded=0.45)
 
     def __init__(
