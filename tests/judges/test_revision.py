@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from ground_integrations import GroundednessChecker
-from ground_integrations.judges import HeuristicJudge
-from ground_integrations.judges import _revision
+from ground_integrations.judges import HeuristicJudge, _revision
 from ground_integrations.judges._revision import (
     COMPUTED_ON,
     LEXICAL_CODE,
@@ -53,7 +52,9 @@ def test_comments_docstrings_and_layout_are_not_a_new_revision() -> None:
     )
     assert code_digest([reworded]) == code_digest([RULE])
     # a function whose docstring was all of it still parses to a function
-    assert code_digest(['def f():\n    """Only this."""\n']) == code_digest(["def f():\n    pass\n"])
+    assert code_digest(['def f():\n    """Only this."""\n']) == code_digest(
+        ["def f():\n    pass\n"]
+    )
 
 
 def test_a_changed_word_or_rule_is_a_new_revision() -> None:
