@@ -710,6 +710,123 @@ def test_the_people_of_a_named_place_is_no_new_name(task) -> None:
     assert any("'Peruvian'" in s.reason for s in other.sentences)
 
 
+TRAIN = "The express train reaches 120 miles per hour on the main line."
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("context", "answer", "edited", "edit"),
+    [
+        # the speed written out, or as its abbreviation: the same unit either way round
+        (
+            TRAIN,
+            "The express train reaches 120 mph.",
+            "The express train reaches 150 mph.",
+            "150 mph",
+        ),
+        (
+            TRAIN.replace("miles per hour", "mph"),
+            "The express train reaches 120 miles per hour.",
+            "The express train reaches 120 kilometres per hour.",
+            "120 kilometres per hour",
+        ),
+    ],
+)
+def test_a_speed_written_out_is_its_unit(judge, task, context, answer, edited, edit) -> None:
+    """ "120 miles per hour" is "120 mph"; another speed, or the same number in km/h, is
+    contradicted and named with its unit."""
+    checker = checker_for(judge)
+    right = checker.check([context], answer, "How fast is the train?", task=task)
+    assert right.verdict is Verdict.GROUNDED, [s.reason for s in right.sentences]
+    wrong = checker.check([context], edited, "How fast is the train?", task=task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert [(d.text, d.kind) for d in wrong.ungrounded_details] == [
+        (edit, UngroundedKind.CONTRADICTED)
+    ]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        ("The firm moved its head office to the United States in 1990.", "the US"),
+        ("The firm moved its head office to the U.S. in 1990.", "the United States"),
+        ("The firm moved its head office to the US in 1990.", "the U.S."),
+        ("The firm moved its head office to New York City in 1990.", "NYC"),
+        ("The firm moved its head office to the NYC area in 1990.", "the New York City area"),
+    ],
+)
+def test_a_name_written_as_its_initials_is_the_same_name(judge, task, context, answer) -> None:
+    """Initials for a name the context spells out, or the name for initials it writes, name
+    nothing new; another country does, whichever way it is written ("US" is the country here,
+    not the pronoun "us")."""
+    checker = checker_for(judge)
+    query = "Where did the firm move its head office?"
+    said = f"The firm moved its head office to {answer} in 1990."
+    right = checker.check([context], said, query, task=task)
+    assert right.verdict is Verdict.GROUNDED, [s.reason for s in right.sentences]
+    if judge != "default":  # the heuristic alone lets one missing name pass in QnA
+        return
+    for other, written in (("the United Kingdom", "'Kingdom'"), ("the UK", "'UK'")):
+        wrong = checker.check([context], said.replace(answer, other), query, task=task)
+        assert wrong.verdict is Verdict.NOT_GROUNDED, other
+        assert any("names" in s.reason and written in s.reason for s in wrong.sentences), other
+    if "US" not in answer and "U.S." not in answer:
+        return
+    moved = context.replace("the United States", "the UK").replace("the U.S.", "the UK")
+    moved = moved.replace("the US", "the UK")
+    wrong = checker.check([moved], said, query, task=task)
+    assert wrong.verdict is not Verdict.GROUNDED
+    # the flagged words as written ("U.S", the sentence's full stop aside)
+    assert [d.text for d in wrong.ungrounded_details] == [answer.removeprefix("the ").rstrip(".")]
+
+
+def test_initials_and_the_names_they_stand_for() -> None:
+    from ground_integrations.judges._initialisms import acronyms_in, initials_in, spelt_out
+    from ground_integrations.judges._tokens import analyse, is_shouted
+
+    # two capitals are read as initials only in "US": "PA" would match "Pizza Amore"
+    assert acronyms_in("The U.S., the EU and PA met the CEOs; contact us.") == {"us", "ceo"}
+    assert {"us", "usps", "unhcr"} <= initials_in(
+        "The United States Postal Service and the United Nations High Commissioner for Refugees"
+    )
+    assert "un" not in initials_in("the United Nations")
+    assert "nyc" not in initials_in("new York City")  # a name is a run of capitalised words
+    words = ["the", "united", "states", "of", "america", "agreed"]
+    capitalised = [False, True, True, False, True, False]
+    assert spelt_out(words, capitalised, frozenset({"usa"})) == {1, 2, 3, 4}
+    assert spelt_out(words, capitalised, frozenset({"us"})) == {1, 2}
+    assert spelt_out(words, [False] * 6, frozenset({"us"})) == set()
+    # "US" in capitals is the country, as "U.S." is read; in a shouted text it is a word
+    assert analyse("They moved to the US.").words[-1] == analyse("They moved to the U.S.").words[-1]
+    assert analyse("Write to us.").words[-1] == "us"
+    assert analyse("US 60").words == ["u.s", "60"] and not is_shouted("US 60")
+    assert analyse("CONTACT US TODAY").words[1] == "us" and is_shouted("CONTACT US TODAY")
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+def test_a_word_glued_to_another_in_the_query_is_still_given(judge) -> None:
+    """A query typed "michigan-how much is tuition?" gives "Michigan" as "michigan how" would:
+    in QnA the answer may repeat it."""
+    checker = checker_for(judge)
+    context = ["Tuition for in-state students is $17,000 per year."]
+    answer = "Tuition at the University of Michigan is $17,000 per year for in-state students."
+    glued = checker.check(
+        context, answer, "university of michigan-how much is tuition?", task="QnA"
+    )
+    spaced = checker.check(
+        context, answer, "university of michigan how much is tuition?", task="QnA"
+    )
+    assert glued.score == spaced.score
+    not_given = checker.check(context, answer, "how much is tuition?", task="QnA")
+    assert glued.score > not_given.score
+    if judge == "default":  # the heuristic alone doubts so short a context in QnA
+        assert glued.verdict is Verdict.GROUNDED, [s.reason for s in glued.sentences]
+        assert any("Michigan" in d.text for d in not_given.ungrounded_details)
+
+
 def test_a_capital_that_opens_a_clause_is_no_name() -> None:
     """A word capitalised because it opens a numbered item or follows a colon is no name the
     context must hold; a capitalised word inside a clause still is."""

@@ -25,7 +25,7 @@ from decimal import Decimal
 
 from ..deadline import checkpoint
 from ..models import Domain
-from ..text import Span, base_form, fold, reworded, split_sentences, stem, word_spans
+from ..text import Span, base_form, reworded, split_sentences, stem, word_spans
 from ._checks import approximates as approximates
 from ._checks import as_context_writes, convertible, swapped_opposites
 from ._checks import closest_figure as closest_figure
@@ -48,6 +48,7 @@ from ._framing import mask_attribution as mask_attribution
 from ._hours import hours_conflicts, mask_hours
 from ._index import ContextIndex, index_context
 from ._index import ContextSentence as ContextSentence
+from ._initialisms import acronyms_in, spelt_out
 from ._lexicon import (
     FIRST_PERSON,
     FREQUENCY_PERIODS,
@@ -69,7 +70,7 @@ from ._structure import (
     reversed_comparison,
     unconfirmed,
 )
-from ._tokens import Tokens, analyse
+from ._tokens import Tokens, analyse, read_as
 from ._window import Window as Window
 from ._window import best_window as best_window
 
@@ -191,6 +192,28 @@ def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | Non
     return out
 
 
+def initialism_words(sentence: str, tokens: Tokens, index: ContextIndex) -> set[int]:
+    """Where ``tokens`` (of ``sentence``) writes a name the context writes the other way, as
+    initials or spelt out ("US" for "United States", "North Carolina" for "NC"): no name or
+    word the context lacks. The context's initials are read only when the sentence has such a
+    word the context lacks."""
+    out: set[int] = set()
+    written = acronyms_in(sentence)
+    if written:
+        out.update(
+            k
+            for k, w in enumerate(tokens.words)
+            if w.replace(".", "") in written
+            and w not in index.words
+            and w.replace(".", "") in index.initials
+        )
+    names = set(tokens.names)
+    if len(names) >= 1 and any(n not in index.words for n in names):
+        capitalised = [k == 0 or w in names for k, w in enumerate(tokens.words)]
+        out |= spelt_out(tokens.words, capitalised, index.acronyms)
+    return out
+
+
 def sentence_features(
     index: ContextIndex, sentence: str, given: Tokens | None, domain: Domain, width: int = 3
 ) -> SentenceFeatures:
@@ -216,6 +239,8 @@ def sentence_features(
     # so are its unit words when the context measures in that unit ("per cent" for "18%"):
     # the figure check compares the unit
     units = measured_unit_words(tokens, index, given)
+    initialisms = initialism_words(sentence, tokens, index)
+    units |= initialisms
     if units:
         unit_stems = {stem(tokens.words[k]) for k in units}
         stems = [s for s in stems if s not in unit_stems]
@@ -250,7 +275,7 @@ def sentence_features(
     missing_set = set(missing)
     seen: set[str] = set()
     for span in word_spans(sentence):
-        w = fold(span.text)
+        w = read_as(span.text)
         st = stem(UNITS.get(w, w))
         if w not in STOPWORDS and st in missing_set and st not in seen:
             seen.add(st)
@@ -334,6 +359,7 @@ def sentence_features(
         and n not in given_words
         and n.replace("-", "") not in index.words
         and not _people_of(n, index.words)
+        and not any(tokens.words[k] == n for k in initialisms)
     ]
     if names:
         v["names"] = min(len(names), 2) / 2
@@ -415,7 +441,7 @@ def _people_of(name: str, words: frozenset[str]) -> bool:
 
 def _as_written(text: str, folded: str) -> str:
     """``folded`` (a word as the checks fold it) as ``text`` writes it ("October")."""
-    return next((w.text for w in word_spans(text) if fold(w.text) == folded), folded)
+    return next((w.text for w in word_spans(text) if read_as(w.text) == folded), folded)
 
 
 def _naming(index: ContextIndex, tokens: Tokens, window: Window) -> list[str]:

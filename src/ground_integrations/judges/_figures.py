@@ -196,7 +196,18 @@ def _unit_after(text: str, spans: Sequence[Span], j: int, end: int) -> tuple[str
         if pair is not None:
             return pair, spans[j + 1].end, j + 1
     unit = _unit_of(spans[j].text)
-    return (unit, spans[j].end, j) if unit is not None else None
+    if unit is None:
+        return None
+    if (  # "miles per hour", "km per hour": the speed "mph", "kmh"
+        j + 2 < len(spans)
+        and fold(spans[j + 1].text) == "per"
+        and _joined(text, spans[j].end, spans[j + 1].start)
+        and _joined(text, spans[j + 1].end, spans[j + 2].start)
+    ):
+        per = FIGURE_UNIT_RATIOS.get((unit, _unit_of(spans[j + 2].text) or ""))
+        if per is not None:
+            return per, spans[j + 2].end, j + 2
+    return unit, spans[j].end, j
 
 
 def scaled(number: str, power: int) -> str:

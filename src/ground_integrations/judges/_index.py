@@ -16,6 +16,7 @@ from ..deadline import checkpoint
 from ..text import split_sentences, stem
 from ._figures import figures_of
 from ._hours import Hours, record_hours
+from ._initialisms import acronyms_in, initials_in
 from ._records import is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
 from ._tokens import analyse, quantities_of
@@ -75,6 +76,18 @@ class ContextIndex:
         """Words the context writes right after a figure ("m" in "330 m"): read once per
         context, so that asking which units it measures in costs a set lookup."""
         return frozenset(b for a, b in self.pairs if figures_of(a, a))
+
+    @cached_property
+    def acronyms(self) -> frozenset[str]:
+        """The initials the context writes in capitals ("US", "U.S."), folded: read at first
+        need, when an answer spells out a name the context does not."""
+        return acronyms_in("\n".join(s.text for s in self.sentences))
+
+    @cached_property
+    def initials(self) -> frozenset[str]:
+        """The folded initials of the names the context spells out ("us" for "United
+        States"): read at first need, when an answer writes initials the context does not."""
+        return initials_in("\n".join(s.text for s in self.sentences))
 
     @cached_property
     def quantities(self) -> Quantities:

@@ -273,7 +273,8 @@ FIGURE_UNIT_PAIRS = {
     **dict.fromkeys([("us", "dollars"), ("u.s", "dollars"), ("american", "dollars")], "usd"),
     **dict.fromkeys([("australian", "dollars"), ("canadian", "dollars")], "dollar"),
 }
-#: Units written as a ratio of two, folded ("km/h"): read before either word alone.
+#: Units written as a ratio of two ("km/h", folded; "miles per hour", as canonical units): read
+#: before either word alone.
 FIGURE_UNIT_RATIOS = {("km", "h"): "kmh", ("mi", "h"): "mph"}
 #: Money written before its number ("$5", "US$ 5", "USD 5"), as written (signs) or folded (codes).
 MONEY_BEFORE = {

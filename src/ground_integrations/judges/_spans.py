@@ -41,7 +41,7 @@ from ._framing import mask_attribution
 from ._hours import mask_hours
 from ._index import ContextIndex
 from ._lexicon import NEGATIONS, STOPWORDS, UNITS
-from ._tokens import Tokens, analyse
+from ._tokens import Tokens, analyse, is_shouted, read_as
 
 __all__ = [
     "BRIDGE",
@@ -252,7 +252,10 @@ def _read(
         masked = mask_hours(masked, index.hours)
     tokens = analyse(masked)
     words = word_spans(masked)
-    folded = [UNITS.get(fold(w.text), fold(w.text)) for w in words]
+    shouted = is_shouted(masked)  # as analyse reads it: "US" is then the pronoun
+    folded = [
+        UNITS.get(f, f) for f in (fold(w.text) if shouted else read_as(w.text) for w in words)
+    ]
     given_stems = given.stem_set if given else frozenset()
     stems = frozenset(tokens.stems)  # what the judge compares: content words, not figures
     opposites = {said for said, _ in feats.opposites}

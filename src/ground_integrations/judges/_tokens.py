@@ -27,7 +27,7 @@ from ._lexicon import (
 )
 from ._search import FigureValues, Quantities
 
-__all__ = ["Tokens", "analyse", "quantities_of"]
+__all__ = ["Tokens", "analyse", "is_shouted", "quantities_of", "read_as"]
 
 _HAS_DIGIT = re.compile(r"\d")
 #: A day of the month written as an ordinal: "18th", "1st", "22nd".
@@ -193,6 +193,18 @@ def _labels_part(words: list[str], labels: set[int], i: int) -> bool:
     return before in _LABELS or i - 1 in labels or (before in _LABEL_JOINS and i - 2 in labels)
 
 
+def is_shouted(text: str) -> bool:
+    """``text`` is written in capitals throughout ("CONTACT US TODAY"), where capitals say
+    nothing of a word; a short answer in capitals ("US 60") is not."""
+    return text.isupper() and sum(1 for w in word_spans(text) if w.text.isalpha()) >= 3
+
+
+def read_as(written: str) -> str:
+    """A word as :func:`analyse` reads it, outside a shouted text: folded, and "US" as the
+    country ("u.s", as "U.S." folds), not the pronoun."""
+    return "u.s" if written == "US" else fold(written)
+
+
 def analyse(text: str, passages: int | None = None) -> Tokens:
     """The words, stems, figures and names of ``text``; citation markers ("[1]", "[Source 2]")
     are masked first: they point at a source and are no figure the context must hold. With
@@ -203,13 +215,16 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     spans = word_spans(masked)
     taken = -1  # the last word read as part of a figure before it ("hundred" in "four hundred")
     labels: set[int] = set()  # positions of numbers that label a step or an option
+    shouted = is_shouted(masked)
     for i, span in enumerate(spans):
         word = fold(span.text)
         word = UNITS.get(word, word)
         # a word only: the answer's own numbering ("step 4", "steps 7 and 8") or "one" naming
         # a person ("one must...", "no one"), no count the context must hold
         plain = False
-        if word in CALENDAR and span.text[:1].isupper():
+        if span.text == "US" and not shouted:
+            word = "u.s"  # the country, as "U.S." is read; not the pronoun "us"
+        elif word in CALENDAR and span.text[:1].isupper():
             word = CALENDAR[word]  # "Aug" is "August"
         elif (day := _ORDINAL_DAY.fullmatch(word)) is not None and _beside_month(spans, i):
             word = day[1]  # "August 18th" states the day 18

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -102,6 +103,10 @@ INDEX_CACHE_BYTES = 256 * 2**20
 def index_bytes(context: Sequence[str]) -> int:
     """The memory a context's index is estimated to take (see :data:`INDEX_BYTES_PER_CHAR`)."""
     return INDEX_BYTES_FIXED + INDEX_BYTES_PER_CHAR * sum(len(p) for p in context)
+
+
+#: a hyphen between two letters: what joins the parts of a hyphenated word
+_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
 class HeuristicJudge(Judge):
@@ -224,8 +229,17 @@ class HeuristicJudge(Judge):
 
     @staticmethod
     def given(request: GroundednessRequest) -> Tokens | None:
-        """What the request gives besides the context: in QnA, the query's words."""
-        return analyse(request.query) if request.task is Task.QNA and request.query else None
+        """What the request gives besides the context: in QnA, the query's words, and each
+        word of one hyphenated in it ("michigan-how much...", "state-run": "michigan", "state")."""
+        if request.task is not Task.QNA or not request.query:
+            return None
+        tokens = analyse(request.query)
+        if "-" in request.query:
+            parts = analyse(_HYPHEN.sub(" ", request.query))
+            words, stems = set(tokens.words), set(tokens.stems)
+            tokens.words.extend(w for w in dict.fromkeys(parts.words) if w not in words)
+            tokens.stems.extend(s for s in dict.fromkeys(parts.stems) if s not in stems)
+        return tokens
 
     def judgement(
         self,
