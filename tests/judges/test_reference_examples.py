@@ -594,6 +594,54 @@ def test_a_courtesy_is_no_claim(task) -> None:
         assert wrong.verdict is Verdict.NOT_GROUNDED
 
 
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    "note",
+    [
+        "However, the passages do not provide its age.",
+        "The given passages don't mention when it last erupted.",
+        "Note that passage 2 does not say who first climbed it.",
+        "Unable to answer how old it is based on the given passages.",
+        "None of the passages mention its age.",
+        "I cannot determine its age from the passages.",
+    ],
+)
+def test_a_note_on_what_the_passages_do_not_cover_is_no_claim(judge, task, note) -> None:
+    """ "The passages do not mention X" is about the context, not a claim about the subject: it
+    is not checked (RAG answers write it often, and annotators leave it alone), and the claims
+    around it still are."""
+    checker = checker_for(judge)
+    query = "How high is Mauna Kea?"
+    body = "Its peak is 4,207.3 m above sea level."
+    alone = verdict(checker, MAUNA_KEA, body, query, task)
+    said = verdict(checker, MAUNA_KEA, f"{body} {note}", query, task)
+    assert said.verdict is alone.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    if judge == "heuristic":  # the weakest sentence decides, and the note is none
+        assert said.score == alone.score
+    assert said.sentences[-1].reason == "Nothing to check: it says what the passages do not cover"
+    wrong = verdict(checker, MAUNA_KEA, f"Its peak is 4,900 m high. {note}", query, task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert [s.text for s in wrong.sentences if s.verdict is not Verdict.GROUNDED] == [
+        "Its peak is 4,900 m high."
+    ]
+
+
+def test_a_claim_before_a_note_on_the_passages_is_still_checked() -> None:
+    """Only a sentence that opens with the note is one: a claim that comes first is checked."""
+    from ground_integrations.judges._framing import is_coverage_note
+
+    assert is_coverage_note("Unfortunately, the context does not specify the dose.")
+    assert is_coverage_note("Also, these passages do not seem to mention the price.")
+    for claim in (
+        "Its peak erupted in 1990, although the passages do not mention it.",
+        "The passages mention that the peak is 4,207.3 m high.",
+        "The volcano does not provide any warning before it erupts.",
+        "The source of the river does not freeze.",
+    ):
+        assert not is_coverage_note(claim), claim
+
+
 FORECAST = (
     "Thursday: The Wellesley forecast for Aug 18 is 83 degrees and sunny, with 8 mph winds "
     "from the west."

@@ -42,8 +42,8 @@ from ._figures import figure_in_brackets as figure_in_brackets
 from ._figures import figures_of as figures_of
 from ._figures import unit_kinds as unit_kinds
 from ._framing import is_courtesy as is_courtesy
+from ._framing import is_coverage_note, is_question
 from ._framing import is_lead_in as is_lead_in
-from ._framing import is_question
 from ._framing import mask_attribution as mask_attribution
 from ._hours import hours_conflicts, mask_hours
 from ._index import ContextIndex, index_context
@@ -155,6 +155,8 @@ class SentenceFeatures:
     lead_in: bool = False
     #: the sentence is a courtesy to the reader ("I hope this helps!")
     courtesy: bool = False
+    #: the sentence says what the passages do not cover ("The passages do not mention X.")
+    coverage_note: bool = False
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
@@ -501,8 +503,9 @@ def answer_features(
 ) -> list[SentenceFeatures]:
     """Features of every answer sentence. A question after the first sentence ("Would you like
     to know more?") asserts nothing and is not checked, nor is a lead-in followed by more text
-    (:func:`._framing.is_lead_in`); an answer that opens with a question is marked on its first
-    sentence."""
+    (:func:`._framing.is_lead_in`), a courtesy or a note on what the passages do not
+    cover (:func:`._framing.is_coverage_note`); an answer that opens with a question is marked
+    on its first sentence."""
     with reading_once():  # a window several sentences share is read once
         return _answer_features(index, sentences, given, domain, width)
 
@@ -525,6 +528,9 @@ def _answer_features(
             continue
         if is_courtesy(text):
             out.append(SentenceFeatures(checkable=False, courtesy=True))
+            continue
+        if is_coverage_note(text):
+            out.append(SentenceFeatures(checkable=False, coverage_note=True))
             continue
         feats = sentence_features(index, text, given, domain, width)
         if i == 0 and is_question(text):

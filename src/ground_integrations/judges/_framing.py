@@ -1,13 +1,14 @@
 """What in an answer frames its claims instead of making them: an opening attribution ("Based on
 the given passages,"), a reference to a passage ("(Passage 2)"), a courtesy ("I hope this
-helps!"), a lead-in ending in a colon and a question.
+helps!"), a lead-in ending in a colon, a note on what the passages do not cover ("The passages
+do not mention side effects.") and a question.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["is_courtesy", "is_lead_in", "is_question", "mask_attribution"]
+__all__ = ["is_courtesy", "is_coverage_note", "is_lead_in", "is_question", "mask_attribution"]
 
 #: An opening that says where the sentence's claim comes from ("Based on the given passages,",
 #: "According to passage 2,", "As stated in the article,"): it names the context, not a fact.
@@ -115,6 +116,34 @@ _COURTESY = re.compile(
     r"(?:[,!.]?\s*(?:i can help|i'd be happy|i would be happy|happy to help|here you go)|\W*$))",
     re.IGNORECASE,
 )
+
+
+#: A sentence that says what the passages do not cover, or that the answer cannot be given from
+#: them ("However, the passages do not provide specific cutoff values.", "Unable to answer based
+#: on given passages.", "None of the passages mention the cost."): about the context, not a
+#: claim about the subject. It must open the sentence (after a connective at most): in "Some
+#: women feel nauseous, although the passages do not mention it" the claim comes first.
+_COVERAGE_NOTE = re.compile(
+    r"^\W*(?:(?:however|unfortunately|note|please note|but|also|additionally|in addition|so|"
+    r"therefore|thus|that said|overall|again)\b[,:]?\s*(?:that\s+)?)?"
+    r"(?:(?:(?:the|these|this|those|given|provided|above|retrieved|supplied)\s+){0,3}"
+    r"(?:passages?|contexts?|texts?|sources?|documents?|search results?|information)"
+    r"(?:\s+\d+)?\s+"
+    r"(?:(?:given|provided|above|supplied)\s+)?(?:do|does|did)\s*(?:not|n't)\s+(?:seem to\s+)?"
+    r"(?:provide|mention|include|contain|specify|offer|give|say|state|address|discuss|cover|"
+    r"describe|explain|detail|indicate|list|have|talk about|tell|go into|mention any)\b"
+    r"|(?:i am |i'm )?(?:unable|not able) to (?:answer|provide|find|determine)\b"
+    r"|i (?:cannot|can't|can not) (?:answer|provide|find|determine|give)\b"
+    r"|(?:none of the|no) (?:passages?|sources?|documents?) (?:mentions?|provides?|says?|"
+    r"states?|specif(?:y|ies)|includes?|contains?|gives?|address(?:es)?|discuss(?:es)?)\b)",
+    re.IGNORECASE,
+)
+
+
+def is_coverage_note(sentence: str) -> bool:
+    """``sentence`` says what the passages do not cover, or that they cannot answer the
+    question (:data:`_COVERAGE_NOTE`): about the context, not a claim to check against it."""
+    return bool(_COVERAGE_NOTE.match(sentence))
 
 
 def is_courtesy(sentence: str) -> bool:
