@@ -642,6 +642,26 @@ def test_a_claim_before_a_note_on_the_passages_is_still_checked() -> None:
         assert not is_coverage_note(claim), claim
 
 
+def kept_and_contradicted(
+    checker: GroundednessChecker,
+    context: str,
+    query: str,
+    task: str,
+    answer: str,
+    edited: str,
+    edit: str,
+) -> None:
+    """``answer`` is grounded in ``context``; ``edited`` is notGrounded, with one span, ``edit``,
+    that the context contradicts."""
+    right = checker.check([context], answer, query, task=task)
+    assert right.verdict is Verdict.GROUNDED, [s.reason for s in right.sentences]
+    wrong = checker.check([context], edited, query, task=task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert [(d.text, d.kind) for d in wrong.ungrounded_details] == [
+        (edit, UngroundedKind.CONTRADICTED)
+    ]
+
+
 FORECAST = (
     "Thursday: The Wellesley forecast for Aug 18 is 83 degrees and sunny, with 8 mph winds "
     "from the west."
@@ -683,14 +703,9 @@ def test_a_date_or_a_speed_written_another_way_is_the_same(
     """ "Aug 18" is "August 18th" and "Thu" is "Thursday"; "8 mph" is "8mph" and about 13 km/h.
     The same sentences with another day, month or speed are contradicted, the changed figure
     named."""
-    checker = checker_for(judge)
-    right = checker.check([FORECAST], answer, "What is the forecast?", task=task)
-    assert right.verdict is Verdict.GROUNDED, [s.reason for s in right.sentences]
-    wrong = checker.check([FORECAST], edited, "What is the forecast?", task=task)
-    assert wrong.verdict is Verdict.NOT_GROUNDED
-    assert [(d.text, d.kind) for d in wrong.ungrounded_details] == [
-        (edit, UngroundedKind.CONTRADICTED)
-    ]
+    kept_and_contradicted(
+        checker_for(judge), FORECAST, "What is the forecast?", task, answer, edited, edit
+    )
 
 
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
@@ -784,14 +799,9 @@ TRAIN = "The express train reaches 120 miles per hour on the main line."
 def test_a_speed_written_out_is_its_unit(judge, task, context, answer, edited, edit) -> None:
     """ "120 miles per hour" is "120 mph"; another speed, or the same number in km/h, is
     contradicted and named with its unit."""
-    checker = checker_for(judge)
-    right = checker.check([context], answer, "How fast is the train?", task=task)
-    assert right.verdict is Verdict.GROUNDED, [s.reason for s in right.sentences]
-    wrong = checker.check([context], edited, "How fast is the train?", task=task)
-    assert wrong.verdict is Verdict.NOT_GROUNDED
-    assert [(d.text, d.kind) for d in wrong.ungrounded_details] == [
-        (edit, UngroundedKind.CONTRADICTED)
-    ]
+    kept_and_contradicted(
+        checker_for(judge), context, "How fast is the train?", task, answer, edited, edit
+    )
 
 
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
