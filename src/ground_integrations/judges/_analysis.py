@@ -196,9 +196,9 @@ def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | Non
 
 def initialism_words(sentence: str, tokens: Tokens, index: ContextIndex) -> set[int]:
     """Where ``tokens`` (of ``sentence``) writes a name the context writes the other way, as
-    initials or spelt out ("US" for "United States", "North Carolina" for "NC"): no name or
-    word the context lacks. The context's initials are read only when the sentence has such a
-    word the context lacks."""
+    initials or spelt out ("US" for "United States", "New York City" for "NYC"; initials of
+    three letters or more, and "US": :mod:`._initialisms`): no name or word the context lacks.
+    The context's initials are read only when the sentence has such a word the context lacks."""
     out: set[int] = set()
     written = acronyms_in(sentence)
     if written:
