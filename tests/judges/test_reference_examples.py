@@ -642,6 +642,77 @@ def test_a_claim_before_a_note_on_the_passages_is_still_checked() -> None:
         assert not is_coverage_note(claim), claim
 
 
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    "citation",
+    ["(Ref: Passage 1)", "(Passage 1)", "Source: passage 1.", "References: passages 1 and 2."],
+)
+def test_a_sentence_that_only_cites_passages_is_no_claim(judge, task, citation) -> None:
+    """A sentence that only names the passages an answer draws on ("(Ref: Passage 1)") states
+    nothing: it is not checked, and a label inside a sentence ("... (Ref: Passage 1).") is read
+    as a reference, not as a word the context lacks."""
+    checker = checker_for(judge)
+    query = "How high is Mauna Kea?"
+    body = "Its peak is 4,207.3 m above sea level."
+    said = verdict(checker, MAUNA_KEA, f"{body} {citation}", query, task)
+    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    assert said.sentences[-1].reason == "Nothing to check: it only names the passages it draws on"
+    inside = verdict(checker, MAUNA_KEA, f"{body[:-1]} (Ref: Passage 1).", query, task)
+    assert inside.verdict is Verdict.GROUNDED, [s.reason for s in inside.sentences]
+    wrong = verdict(checker, MAUNA_KEA, f"Its peak is 4,900 m high. {citation}", query, task)
+    assert [s.text for s in wrong.sentences if s.verdict is not Verdict.GROUNDED] == [
+        "Its peak is 4,900 m high."
+    ]
+
+
+def test_only_a_sentence_of_references_alone_is_a_citation() -> None:
+    from ground_integrations.judges._framing import is_citation_only
+
+    assert is_citation_only("(Ref: Passage 1)")
+    assert is_citation_only("Sources: Passage 1, Passage 2.")
+    for claim in (
+        "Passage 2 says so.",
+        "The main source of revenue is tax.",
+        "Source: a river 3 km long.",
+        "Call the IRS (Ref: Passage 1).",
+    ):
+        assert not is_citation_only(claim), claim
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        (
+            "The market is open on Sunday from 9 am to 1 pm.",
+            "The market opens on Sundays from 9 am.",
+        ),
+        (
+            "Thousands of Somalis crossed the Gulf of Aden by boat.",
+            "A Somali crossed the Gulf of Aden by boat.",
+        ),
+    ],
+)
+def test_a_day_or_a_people_in_the_plural_is_the_same_name(judge, task, context, answer) -> None:
+    """ "Sundays" names the day the context calls "Sunday", and "a Somali" one of its
+    "Somalis": no name the context lacks. A person's name is not read so: "Williams" is not
+    "William"."""
+    checker = checker_for(judge)
+    query = "What does the passage say?"
+    said = checker.check([context], answer, query, task=task)
+    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    other = checker.check(
+        ["William Hill won the race in Leeds."],
+        "Hill and Williams won the race in Leeds.",
+        query,
+        task=task,
+    )
+    assert other.verdict is not Verdict.GROUNDED
+    assert "It names 'Williams', absent from the context" in other.sentences[0].reason
+
+
 def kept_and_contradicted(
     checker: GroundednessChecker,
     context: str,

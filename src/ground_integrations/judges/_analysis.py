@@ -42,7 +42,7 @@ from ._figures import figure_in_brackets as figure_in_brackets
 from ._figures import figures_of as figures_of
 from ._figures import unit_kinds as unit_kinds
 from ._framing import is_courtesy as is_courtesy
-from ._framing import is_coverage_note, is_question
+from ._framing import is_citation_only, is_coverage_note, is_question
 from ._framing import is_lead_in as is_lead_in
 from ._framing import mask_attribution as mask_attribution
 from ._hours import hours_conflicts, mask_hours
@@ -50,6 +50,7 @@ from ._index import ContextIndex, index_context
 from ._index import ContextSentence as ContextSentence
 from ._initialisms import acronyms_in, spelt_out
 from ._lexicon import (
+    CALENDAR_NAMES,
     FIRST_PERSON,
     FREQUENCY_PERIODS,
     MEDICAL_CRITICAL,
@@ -157,6 +158,8 @@ class SentenceFeatures:
     courtesy: bool = False
     #: the sentence says what the passages do not cover ("The passages do not mention X.")
     coverage_note: bool = False
+    #: the sentence only names the passages it draws on ("(Ref: Passage 1)")
+    citation: bool = False
 
     def vector(self) -> list[float]:
         return [self.values[name] for name in FEATURE_NAMES]
@@ -361,6 +364,7 @@ def sentence_features(
         and n not in given_words
         and n.replace("-", "") not in index.words
         and not _people_of(n, index.words)
+        and not _number_of(n, index.words | given_words)
         and not any(tokens.words[k] == n for k in initialisms)
     ]
     if names:
@@ -441,6 +445,22 @@ def _people_of(name: str, words: frozenset[str]) -> bool:
     return False
 
 
+def _number_of(name: str, words: frozenset[str]) -> bool:
+    """``name`` (folded) is the plural or the singular of a word the context holds, and names a
+    day, a month or a people ("Sundays" where the context says "Sunday", "Somali" where it
+    says "Somalis"): the same name. A person's name is not read this way ("Williams" is not
+    "William")."""
+    if name.endswith("s") and name[:-1] in words:
+        base = name[:-1]
+    elif name + "s" in words:
+        base = name
+    else:
+        return False
+    return any(base in names for names in CALENDAR_NAMES) or (
+        len(base) >= 5 and base.endswith(("an", "i"))
+    )
+
+
 def _as_written(text: str, folded: str) -> str:
     """``folded`` (a word as the checks fold it) as ``text`` writes it ("October")."""
     return next((w.text for w in word_spans(text) if read_as(w.text) == folded), folded)
@@ -503,8 +523,9 @@ def answer_features(
 ) -> list[SentenceFeatures]:
     """Features of every answer sentence. A question after the first sentence ("Would you like
     to know more?") asserts nothing and is not checked, nor is a lead-in followed by more text
-    (:func:`._framing.is_lead_in`), a courtesy or a note on what the passages do not
-    cover (:func:`._framing.is_coverage_note`); an answer that opens with a question is marked
+    (:func:`._framing.is_lead_in`), a courtesy, a note on what the passages do not
+    cover (:func:`._framing.is_coverage_note`) or a sentence that only cites passages
+    (:func:`._framing.is_citation_only`); an answer that opens with a question is marked
     on its first sentence."""
     with reading_once():  # a window several sentences share is read once
         return _answer_features(index, sentences, given, domain, width)
@@ -531,6 +552,9 @@ def _answer_features(
             continue
         if is_coverage_note(text):
             out.append(SentenceFeatures(checkable=False, coverage_note=True))
+            continue
+        if is_citation_only(text):
+            out.append(SentenceFeatures(checkable=False, citation=True))
             continue
         feats = sentence_features(index, text, given, domain, width)
         if i == 0 and is_question(text):

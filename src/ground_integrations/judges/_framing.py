@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_courtesy", "is_coverage_note", "is_lead_in", "is_question", "mask_attribution"]
+__all__ = [
+    "is_citation_only",
+    "is_courtesy",
+    "is_coverage_note",
+    "is_lead_in",
+    "is_question",
+    "mask_attribution",
+]
 
 #: An opening that says where the sentence's claim comes from ("Based on the given passages,",
 #: "According to passage 2,", "As stated in the article,"): it names the context, not a fact.
@@ -52,7 +59,9 @@ _POINTING = (
     r"\b(?:according to|as (?:stated|mentioned|described|noted|shown|explained|suggested|"
     r"reported|discussed|indicated|outlined) (?:in|by)|(?:stated|mentioned|described|noted|"
     r"explained|discussed|found|outlined|seen|given|listed|shown|provided|cited|quoted|"
-    r"presented|covered) in|based on|from|in|see|per)\s+"
+    r"presented|covered) in|based on|from|in|see|per|"
+    # a reference label: "(Ref: Passage 1)", "Source: passages 2 and 3", "cf. passage 4"
+    r"(?:refs?|references?|sources?)\.?\s*:|cf\.)\s+"
 )
 _DETERMINER = r"(?:(?:\bthe|\bthis|\bthat|\bboth)\s+)?"
 #: A reference to the retrieved text inside a sentence: a numbered or ordinal passage ("Passage 2
@@ -144,6 +153,14 @@ def is_coverage_note(sentence: str) -> bool:
     """``sentence`` says what the passages do not cover, or that they cannot answer the
     question (:data:`_COVERAGE_NOTE`): about the context, not a claim to check against it."""
     return bool(_COVERAGE_NOTE.match(sentence))
+
+
+def is_citation_only(sentence: str) -> bool:
+    """``sentence`` only names the passages the answer draws on ("(Ref: Passage 1)", "Sources:
+    passages 2 and 3."): once its references (:data:`_REFERENCE`) are blanked, no word is
+    left. It cites, and states nothing to check."""
+    left = _REFERENCE.sub(_blank, sentence)
+    return left != sentence and not any(c.isalnum() for c in left)
 
 
 def is_courtesy(sentence: str) -> bool:

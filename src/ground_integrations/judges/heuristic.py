@@ -297,6 +297,8 @@ class HeuristicJudge(Judge):
                 reason = "nothing to check: a courtesy to the reader, not a claim"
             elif feats.coverage_note:
                 reason = "nothing to check: it says what the passages do not cover"
+            elif feats.citation:
+                reason = "nothing to check: it only names the passages it draws on"
             elif not feats.checkable:
                 reason = "nothing to check: no content words or figures"
             elif verdict is Verdict.GROUNDED and cleared and i in cleared:
