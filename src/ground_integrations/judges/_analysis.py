@@ -41,8 +41,8 @@ from ._figures import canonical_number as canonical_number
 from ._figures import figure_in_brackets as figure_in_brackets
 from ._figures import figures_of as figures_of
 from ._figures import unit_kinds as unit_kinds
-from ._framing import is_courtesy as is_courtesy
 from ._framing import is_citation_only, is_coverage_note, is_question
+from ._framing import is_courtesy as is_courtesy
 from ._framing import is_lead_in as is_lead_in
 from ._framing import mask_attribution as mask_attribution
 from ._hours import hours_conflicts, mask_hours
