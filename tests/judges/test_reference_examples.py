@@ -724,6 +724,61 @@ def test_only_days_months_and_peoples_are_read_in_the_plural() -> None:
     assert "It names 'Williams', absent from the context" in other.sentences[0].reason
 
 
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+def test_a_count_in_digits_or_in_words_reads_alike(judge, task) -> None:
+    """ "2 platinum and 5 gold albums" says what "two platinum and five gold albums" says: the
+    word pairs the checks compare read a number word as its digits. Another count is still
+    contradicted."""
+    checker = checker_for(judge)
+    context = ["The duo has earned two platinum and five gold albums since 1998."]
+    query = "Are they notable for anything?"
+    said = checker.check(
+        context, "The duo has earned 2 platinum and 5 gold albums.", query, task=task
+    )
+    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    assert not said.sentences[0].reason.startswith("Its words are the context's")
+    wrong = checker.check(
+        context, "The duo has earned 3 platinum and 5 gold albums.", query, task=task
+    )
+    assert wrong.verdict is not Verdict.GROUNDED
+    assert [d.text for d in wrong.ungrounded_details] == ["3"]
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        (
+            "The company moved its headquarters to the united states in 1990.",
+            "The company moved its headquarters to the usa in 1990.",
+        ),
+        (
+            "The company moved its headquarters to the U.S. in 1990.",
+            "The company moved its headquarters to the united states in 1990.",
+        ),
+        (
+            "The company moved its headquarters to the USA in 1990.",
+            "The company moved its headquarters to the U.S. in 1990.",
+        ),
+    ],
+)
+def test_the_united_states_in_any_spelling_is_one_country(judge, task, context, answer) -> None:
+    """ "usa", "USA", "U.S." and "united states" name one country, in capitals or not; none
+    of them is the United Kingdom."""
+    checker = checker_for(judge)
+    query = "Where did the company move?"
+    said = checker.check([context], answer, query, task=task)
+    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    from ground_integrations.judges._analysis import initialism_words
+    from ground_integrations.judges._index import index_context
+    from ground_integrations.judges._tokens import analyse
+
+    other = index_context(["The company moved its headquarters to the united kingdom in 1990."])
+    assert not initialism_words(answer, analyse(answer), other)
+
+
 def kept_and_contradicted(
     checker: GroundednessChecker,
     context: str,

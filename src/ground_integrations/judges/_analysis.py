@@ -46,7 +46,7 @@ from ._framing import is_courtesy as is_courtesy
 from ._framing import is_lead_in as is_lead_in
 from ._framing import mask_attribution as mask_attribution
 from ._hours import hours_conflicts, mask_hours
-from ._index import ContextIndex, index_context
+from ._index import ContextIndex, index_context, plain_numbers
 from ._index import ContextSentence as ContextSentence
 from ._initialisms import acronyms_in, spelt_out
 from ._lexicon import (
@@ -200,7 +200,8 @@ def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | Non
 def initialism_words(sentence: str, tokens: Tokens, index: ContextIndex) -> set[int]:
     """Where ``tokens`` (of ``sentence``) writes a name the context writes the other way, as
     initials or spelt out ("US" for "United States", "New York City" for "NYC"; initials of
-    three letters or more, and "US": :mod:`._initialisms`): no name or word the context lacks.
+    three letters or more, and "US": :mod:`._initialisms`; the United States in any case, "usa"
+    for "united states"): no name or word the context lacks.
     The context's initials are read only when the sentence has such a word the context lacks."""
     out: set[int] = set()
     written = acronyms_in(sentence)
@@ -216,6 +217,15 @@ def initialism_words(sentence: str, tokens: Tokens, index: ContextIndex) -> set[
     if len(names) >= 1 and any(n not in index.words for n in names):
         capitalised = [k == 0 or w in names for k, w in enumerate(tokens.words)]
         out |= spelt_out(tokens.words, capitalised, index.acronyms)
+    # the country in any case ("usa" where a lower-cased context says "united states", or the
+    # reverse): the spelling does not rest on capitals
+    words = tokens.words
+    if "u.s" in words and "u.s" not in index.words and ("united", "states") in index.pairs:
+        out.update(k for k, w in enumerate(words) if w == "u.s")
+    if "u.s" in index.words:
+        for k in range(len(words) - 1):
+            if (words[k], words[k + 1]) == ("united", "states"):
+                out.update((k, k + 1))
     return out
 
 
@@ -259,12 +269,17 @@ def sentence_features(
         return feats
     v["first_person"] = sum(w in FIRST_PERSON for w in tokens.words) / len(tokens.words)
     words = tokens.words
+    plain = plain_numbers(words)  # "2 platinum" is "two platinum" to the pairs and triples
     covered = [False] * len(words)
     for k in range(len(words) - 2):
-        if (words[k], words[k + 1], words[k + 2]) in index.triples:
+        if (plain[k], plain[k + 1], plain[k + 2]) in index.triples:
             covered[k] = covered[k + 1] = covered[k + 2] = True
     v["novel_trigrams"] = 1.0 - sum(covered) / len(words)
-    pairs = [(a, b) for a, b in zip(words, words[1:]) if not (a in STOPWORDS and b in STOPWORDS)]
+    pairs = [
+        (plain[k], plain[k + 1])
+        for k in range(len(words) - 1)
+        if not (words[k] in STOPWORDS and words[k + 1] in STOPWORDS)
+    ]
     if pairs:
         v["pairs"] = sum(p not in index.pairs for p in pairs) / len(pairs)
 

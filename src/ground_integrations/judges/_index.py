@@ -17,6 +17,7 @@ from ..text import split_sentences, stem
 from ._figures import figures_of
 from ._hours import Hours, record_hours
 from ._initialisms import acronyms_in, initials_in
+from ._lexicon import NUMBER_WORDS
 from ._records import is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
 from ._tokens import analyse, quantities_of
@@ -103,6 +104,12 @@ class ContextIndex:
 _TIMES = {"twice": "2", "thrice": "3"}
 
 
+def plain_numbers(words: Sequence[str]) -> list[str]:
+    """``words`` with each number word as its digits ("two" as "2"): the word pairs and triples
+    the checks compare read "2 platinum albums" and "two platinum albums" alike."""
+    return [NUMBER_WORDS.get(w, w) for w in words]
+
+
 def index_context(context: Sequence[str]) -> ContextIndex:
     sentences: list[ContextSentence] = []
     pairs: set[tuple[str, str]] = set()
@@ -144,7 +151,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
                 surface.setdefault(canonical, written)
             words |= sentence.words
             figures |= sentence.figures
-            w = tokens.words
+            w = plain_numbers(tokens.words)
             pairs.update(zip(w, w[1:]))
             triples.update(zip(w, w[1:], w[2:]))
     n = max(1, len(sentences))

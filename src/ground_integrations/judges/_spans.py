@@ -253,9 +253,7 @@ def _read(
     tokens = analyse(masked)
     words = word_spans(masked)
     shouted = is_shouted(masked)  # as analyse reads it: "US" is then the pronoun
-    folded = [
-        UNITS.get(f, f) for f in (fold(w.text) if shouted else read_as(w.text) for w in words)
-    ]
+    folded = [UNITS.get(f, f) for f in (read_as(w.text, shouted) for w in words)]
     given_stems = given.stem_set if given else frozenset()
     stems = frozenset(tokens.stems)  # what the judge compares: content words, not figures
     opposites = {said for said, _ in feats.opposites}

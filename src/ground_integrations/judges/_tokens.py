@@ -199,10 +199,17 @@ def is_shouted(text: str) -> bool:
     return text.isupper() and sum(1 for w in word_spans(text) if w.text.isalpha()) >= 3
 
 
-def read_as(written: str) -> str:
-    """A word as :func:`analyse` reads it, outside a shouted text: folded, and "US" as the
-    country ("u.s", as "U.S." folds), not the pronoun."""
-    return "u.s" if written == "US" else fold(written)
+#: The country written as initials another way: read as "U.S." folds ("u.s").
+_US_FORMS = frozenset({"usa", "u.s.a"})
+
+
+def read_as(written: str, shouted: bool = False) -> str:
+    """A word as :func:`analyse` reads it: folded; "US" (outside a ``shouted`` text, where it
+    is the pronoun), "USA" and "U.S.A." as the country, "u.s" as "U.S." folds."""
+    if written == "US" and not shouted:
+        return "u.s"
+    folded = fold(written)
+    return "u.s" if folded in _US_FORMS else folded
 
 
 def analyse(text: str, passages: int | None = None) -> Tokens:
@@ -217,14 +224,12 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     labels: set[int] = set()  # positions of numbers that label a step or an option
     shouted = is_shouted(masked)
     for i, span in enumerate(spans):
-        word = fold(span.text)
+        word = read_as(span.text, shouted)  # "US" the country, not the pronoun "us"
         word = UNITS.get(word, word)
         # a word only: the answer's own numbering ("step 4", "steps 7 and 8") or "one" naming
         # a person ("one must...", "no one"), no count the context must hold
         plain = False
-        if span.text == "US" and not shouted:
-            word = "u.s"  # the country, as "U.S." is read; not the pronoun "us"
-        elif word in CALENDAR and span.text[:1].isupper():
+        if word in CALENDAR and span.text[:1].isupper():
             word = CALENDAR[word]  # "Aug" is "August"
         elif (day := _ORDINAL_DAY.fullmatch(word)) is not None and _beside_month(spans, i):
             word = day[1]  # "August 18th" states the day 18
