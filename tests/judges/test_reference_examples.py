@@ -611,16 +611,24 @@ def test_a_note_on_what_the_passages_do_not_cover_is_no_claim(judge, task, note)
     """ "The passages do not mention X" is about the context, not a claim about the subject: it
     is not checked (RAG answers write it often, and annotators leave it alone), and the claims
     around it still are."""
+    framing_is_not_checked(
+        judge, task, note, "Nothing to check: it says what the passages do not cover"
+    )
+
+
+def framing_is_not_checked(judge: str, task: str, framing: str, reason: str) -> None:
+    """``framing`` after a supported claim leaves the answer grounded, with ``reason`` on its
+    own sentence; after a contradicted claim, only the claim is flagged."""
     checker = checker_for(judge)
     query = "How high is Mauna Kea?"
     body = "Its peak is 4,207.3 m above sea level."
     alone = verdict(checker, MAUNA_KEA, body, query, task)
-    said = verdict(checker, MAUNA_KEA, f"{body} {note}", query, task)
+    said = verdict(checker, MAUNA_KEA, f"{body} {framing}", query, task)
     assert said.verdict is alone.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
-    if judge == "heuristic":  # the weakest sentence decides, and the note is none
+    if judge == "heuristic":  # the weakest sentence decides, and the framing is none
         assert said.score == alone.score
-    assert said.sentences[-1].reason == "Nothing to check: it says what the passages do not cover"
-    wrong = verdict(checker, MAUNA_KEA, f"Its peak is 4,900 m high. {note}", query, task)
+    assert said.sentences[-1].reason == reason
+    wrong = verdict(checker, MAUNA_KEA, f"Its peak is 4,900 m high. {framing}", query, task)
     assert wrong.verdict is Verdict.NOT_GROUNDED
     assert [s.text for s in wrong.sentences if s.verdict is not Verdict.GROUNDED] == [
         "Its peak is 4,900 m high."
@@ -652,18 +660,17 @@ def test_a_sentence_that_only_cites_passages_is_no_claim(judge, task, citation) 
     """A sentence that only names the passages an answer draws on ("(Ref: Passage 1)") states
     nothing: it is not checked, and a label inside a sentence ("... (Ref: Passage 1).") is read
     as a reference, not as a word the context lacks."""
-    checker = checker_for(judge)
-    query = "How high is Mauna Kea?"
-    body = "Its peak is 4,207.3 m above sea level."
-    said = verdict(checker, MAUNA_KEA, f"{body} {citation}", query, task)
-    assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
-    assert said.sentences[-1].reason == "Nothing to check: it only names the passages it draws on"
-    inside = verdict(checker, MAUNA_KEA, f"{body[:-1]} (Ref: Passage 1).", query, task)
+    framing_is_not_checked(
+        judge, task, citation, "Nothing to check: it only names the passages it draws on"
+    )
+    inside = verdict(
+        checker_for(judge),
+        MAUNA_KEA,
+        "Its peak is 4,207.3 m above sea level (Ref: Passage 1).",
+        "How high is Mauna Kea?",
+        task,
+    )
     assert inside.verdict is Verdict.GROUNDED, [s.reason for s in inside.sentences]
-    wrong = verdict(checker, MAUNA_KEA, f"Its peak is 4,900 m high. {citation}", query, task)
-    assert [s.text for s in wrong.sentences if s.verdict is not Verdict.GROUNDED] == [
-        "Its peak is 4,900 m high."
-    ]
 
 
 def test_only_a_sentence_of_references_alone_is_a_citation() -> None:
