@@ -14,6 +14,7 @@ import pytest
 
 from ground_integrations import GroundednessChecker, UngroundedKind, Verdict
 from ground_integrations.judges import HeuristicJudge
+from ground_integrations.judges._framing import is_citation_only, is_coverage_note
 
 from ..conftest import MAUNA_KEA
 
@@ -635,19 +636,41 @@ def framing_is_not_checked(judge: str, task: str, framing: str, reason: str) -> 
     ]
 
 
-def test_a_claim_before_a_note_on_the_passages_is_still_checked() -> None:
-    """Only a sentence that opens with the note is one: a claim that comes first is checked."""
-    from ground_integrations.judges._framing import is_coverage_note
-
-    assert is_coverage_note("Unfortunately, the context does not specify the dose.")
-    assert is_coverage_note("Also, these passages do not seem to mention the price.")
-    for claim in (
-        "Its peak erupted in 1990, although the passages do not mention it.",
-        "The passages mention that the peak is 4,207.3 m high.",
-        "The volcano does not provide any warning before it erupts.",
-        "The source of the river does not freeze.",
-    ):
-        assert not is_coverage_note(claim), claim
+@pytest.mark.parametrize(
+    ("framing", "yes", "no"),
+    [
+        # only a sentence that opens with the note is one: a claim that comes first is checked
+        (
+            is_coverage_note,
+            (
+                "Unfortunately, the context does not specify the dose.",
+                "Also, these passages do not seem to mention the price.",
+            ),
+            (
+                "Its peak erupted in 1990, although the passages do not mention it.",
+                "The passages mention that the peak is 4,207.3 m high.",
+                "The volcano does not provide any warning before it erupts.",
+                "The source of the river does not freeze.",
+            ),
+        ),
+        # only a sentence of references alone is a citation
+        (
+            is_citation_only,
+            ("(Ref: Passage 1)", "Sources: Passage 1, Passage 2."),
+            (
+                "Passage 2 says so.",
+                "The main source of revenue is tax.",
+                "Source: a river 3 km long.",
+                "Call the IRS (Ref: Passage 1).",
+            ),
+        ),
+    ],
+)
+def test_what_is_framing_and_what_is_a_claim(framing, yes, no) -> None:
+    for sentence in yes:
+        assert framing(sentence), sentence
+    for claim in no:
+        assert not framing(claim), claim
 
 
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
@@ -671,20 +694,6 @@ def test_a_sentence_that_only_cites_passages_is_no_claim(judge, task, citation) 
         task,
     )
     assert inside.verdict is Verdict.GROUNDED, [s.reason for s in inside.sentences]
-
-
-def test_only_a_sentence_of_references_alone_is_a_citation() -> None:
-    from ground_integrations.judges._framing import is_citation_only
-
-    assert is_citation_only("(Ref: Passage 1)")
-    assert is_citation_only("Sources: Passage 1, Passage 2.")
-    for claim in (
-        "Passage 2 says so.",
-        "The main source of revenue is tax.",
-        "Source: a river 3 km long.",
-        "Call the IRS (Ref: Passage 1).",
-    ):
-        assert not is_citation_only(claim), claim
 
 
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
