@@ -379,7 +379,7 @@ def sentence_features(
         and n not in given_words
         and n.replace("-", "") not in index.words
         and not _people_of(n, index.words)
-        and not _number_of(n, index.words | given_words)
+        and not _number_of(n, index.words, given_words)
         and not any(tokens.words[k] == n for k in initialisms)
     ]
     if names:
@@ -460,14 +460,15 @@ def _people_of(name: str, words: frozenset[str]) -> bool:
     return False
 
 
-def _number_of(name: str, words: frozenset[str]) -> bool:
-    """``name`` (folded) is the plural or the singular of a word the context holds, and names a
-    day, a month or a people ("Sundays" where the context says "Sunday", "Somali" where it
-    says "Somalis"): the same name. A person's name is not read this way ("Williams" is not
-    "William")."""
-    if name.endswith("s") and name[:-1] in words:
+def _number_of(name: str, *vocabularies: frozenset[str]) -> bool:
+    """``name`` (folded) is the plural or the singular of a word of ``vocabularies`` (the
+    context's, the query's), and names a day, a month or a people ("Sundays" where the context
+    says "Sunday", "Somali" where it says "Somalis"): the same name. A person's name is not
+    read this way ("Williams" is not "William"). No vocabulary is copied: a long context's
+    words are looked up, not merged."""
+    if name.endswith("s") and any(name[:-1] in v for v in vocabularies):
         base = name[:-1]
-    elif name + "s" in words:
+    elif any(name + "s" in v for v in vocabularies):
         base = name
     else:
         return False

@@ -1,7 +1,8 @@
 """What in an answer frames its claims instead of making them: an opening attribution ("Based on
 the given passages,"), a reference to a passage ("(Passage 2)"), a courtesy ("I hope this
 helps!"), a lead-in ending in a colon, a note on what the passages do not cover ("The passages
-do not mention side effects.") and a question.
+do not mention side effects."), a sentence that only cites passages ("(Ref: Passage 1)") and a
+question.
 """
 
 from __future__ import annotations
