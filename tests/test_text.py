@@ -28,6 +28,36 @@ def test_abbreviations_decimals_and_initials_do_not_split() -> None:
     ]
 
 
+def test_sentences_glued_without_a_space_are_two() -> None:
+    # scraped passages join sentences without a space; each is its own sentence, so a window of
+    # one sentence holds one fact and its evidence is that sentence alone
+    text = (
+        "Boston College is in Chestnut Hill, 6 mi west of downtown Boston.Stanford University is "
+        "in California. He won in 1952.He played for (Oklahoma).The team won, etc.Twenty One "
+        'Pilots is a duo. She said "yes".A reply came.'
+    )
+    assert texts(text) == [
+        "Boston College is in Chestnut Hill, 6 mi west of downtown Boston.",
+        "Stanford University is in California.",
+        "He won in 1952.",
+        "He played for (Oklahoma).",
+        "The team won, etc.",
+        "Twenty One Pilots is a duo.",
+        'She said "yes".',
+        "A reply came.",
+    ]
+    # initials, titles, list markers, domain names and code stay whole
+    for whole in (
+        "It serves the U.S.Army and Dr.Smith today.",
+        "Mrs.Jones and St.Louis met.",
+        "Mix 1.Stir 2.Bake",
+        "Visit example.com today.",
+        "Call Console.WriteLine(x) here.",
+        "Its gene a.Other names differ.",
+    ):
+        assert texts(whole) == [whole]
+
+
 def test_bullets_numbered_lists_and_blank_lines() -> None:
     text = (
         "Steps:\n- Open the app\n* Click Save. Then exit.\n1. First item\n2) Second item\n\nDone."

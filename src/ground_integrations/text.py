@@ -172,6 +172,39 @@ def _split_cjk(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+#: Two sentences joined without a space, as scraped passages often are ("... of downtown
+#: Boston.Stanford University is ..."): a word of two or more letters ending in lower case, or a
+#: number of two or more digits (either perhaps closed by a bracket or a quote), a full stop, then
+#: a capitalised plain word. Initials ("U.S.Army"), list markers ("1.Mix") and code
+#: ("Console.WriteLine(") do not match; titles and abbreviations are in _NOT_AN_END.
+_GLUED_END = re.compile(
+    r"(?<![A-Za-z0-9])([A-Za-z]*[a-z]|[0-9]{2,})[)\]\"'\u201d\u2019]?"
+    r"\.(?=[A-Z][a-z]*(?:[\s,;:'\u2019]|$))"
+)
+_NOT_AN_END = frozenset(
+    """
+    mr mrs ms dr st jr sr prof gen col lt sgt capt cmdr gov sen rep rev hon fr mt ft no nos vol
+    fig figs vs inc ltd co corp bros ave blvd rd dept univ approx est ca cf al jan feb mar apr
+    jun jul aug sep sept oct nov dec
+    """.split()
+)
+
+
+def _split_glued(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut after each full stop that joins two sentences without a space."""
+    out: list[tuple[int, int]] = []
+    cursor = start
+    for match in _GLUED_END.finditer(text, start, end):
+        word = match[1]
+        if len(word) < 2 or word.lower() in _NOT_AN_END:
+            continue
+        out.append((cursor, match.end()))
+        cursor = match.end()
+    if cursor < end:
+        out.append((cursor, end))
+    return out
+
+
 def _starts_lower(text: str) -> bool:
     for ch in text:
         if ch.isalpha():
@@ -236,7 +269,8 @@ def split_sentences(text: str) -> list[Span]:
         for k, (s, e) in enumerate(_punkt_spans(text, b_start, b_end)):
             if k % 256 == 255:
                 checkpoint()
-            pieces.extend(_split_cjk(text, s, e))
+            for cs, ce in _split_cjk(text, s, e):
+                pieces.extend(_split_glued(text, cs, ce))
         # Punkt without training data breaks after unknown abbreviations ("D.C. yesterday");
         # a "sentence" that starts in lower case continues the previous one.
         merged: list[tuple[int, int]] = []

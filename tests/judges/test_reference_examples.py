@@ -14,7 +14,11 @@ import pytest
 
 from ground_integrations import GroundednessChecker, UngroundedKind, Verdict
 from ground_integrations.judges import HeuristicJudge
-from ground_integrations.judges._framing import is_citation_only, is_coverage_note
+from ground_integrations.judges._framing import (
+    is_citation_only,
+    is_coverage_note,
+    mask_attribution,
+)
 
 from ..conftest import MAUNA_KEA
 
@@ -671,6 +675,54 @@ def test_what_is_framing_and_what_is_a_claim(framing, yes, no) -> None:
         assert framing(sentence), sentence
     for claim in no:
         assert not framing(claim), claim
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "Additionally, ",
+        "On the other hand, ",
+        "It is important to note that ",
+        "However, it's worth noting that ",
+        "Please note that ",
+        "Note: ",
+        "In other words, based on the passages, ",
+    ],
+)
+def test_a_connective_opening_is_no_claim(judge, task, opening) -> None:
+    """ "Additionally," or "It is important to note that" links or flags the claim after it and
+    asks the context for nothing: the claim is checked as if it stood alone, and a wrong one is
+    still flagged with the wrong figure, not the connective, as its reason."""
+    checker = checker_for(judge)
+    query = "How high is Mauna Kea?"
+    body = "its peak is 4,207.3 m above sea level."
+    alone = verdict(checker, MAUNA_KEA, body[0].upper() + body[1:], query, task)
+    said = verdict(checker, MAUNA_KEA, opening + body, query, task)
+    assert said.verdict is alone.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
+    if judge == "heuristic":
+        assert said.score == alone.score
+    wrong = verdict(checker, MAUNA_KEA, opening + body.replace("4,207.3", "4,900"), query, task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    reasons = " ".join(d.reason for d in wrong.ungrounded_details)
+    assert "4,900" in reasons
+    for word in ("Additionally", "other hand", "important", "worth", "note", "Note"):
+        assert word not in reasons, reasons
+
+
+def test_only_an_opening_connective_is_masked() -> None:
+    masked = mask_attribution("However, it is important to note that the dose is 40 mg.")
+    assert masked.split() == ["the", "dose", "is", "40", "mg."]
+    assert len(masked) == len("However, it is important to note that the dose is 40 mg.")
+    for claim in (
+        "It is important to consult a doctor first.",  # advice, checked
+        "The next day, the dose was doubled.",
+        "Secondary effects are rare.",
+        "Notes on the dose: 40 mg.",
+        "Additionally,",  # nothing after it: kept as it is
+    ):
+        assert mask_attribution(claim) == claim, claim
 
 
 @pytest.mark.parametrize("judge", ["default", "heuristic"])

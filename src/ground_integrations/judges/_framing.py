@@ -99,6 +99,25 @@ _SUMMING_UP = re.compile(
     r"|(?:step|option|method|tip)\s+\d{1,2}\s*[:.)\u2013-]\s*)",
     re.IGNORECASE,
 )
+#: An opening that links the sentence to the one before it or flags it for attention
+#: ("Additionally,", "On the other hand,", "It is important to note that", "Please note that",
+#: "Note:"): it orders the answer, and states nothing. Only as the opening, and only in these
+#: forms: "it is important to consult a doctor" is advice to check, and "the next day" a fact.
+_CONNECTIVE = re.compile(
+    r"^\W*(?:(?:additionally|in addition|furthermore|moreover|besides|also|however|"
+    r"nevertheless|nonetheless|that said|still|therefore|thus|hence|consequently|"
+    r"as a result|accordingly|in other words|on the other hand|in contrast|by contrast|"
+    r"conversely|similarly|likewise|meanwhile|in fact|indeed|instead|otherwise|finally|"
+    r"lastly|first(?:ly)?|second(?:ly)?|third(?:ly)?|next|then|for example|for instance|"
+    r"in general|generally speaking|in particular|specifically|importantly|"
+    r"(?:more|most) importantly)\s*,\s*"
+    r"|(?:(?:it\s+is|it's|it\u2019s)\s+(?:also\s+)?(?:important|worth|crucial|essential|"
+    r"interesting|useful|helpful)\s+(?:to\s+(?:note|mention|remember|point out|"
+    r"keep in mind|bear in mind)|noting|mentioning|remembering)"
+    r"|(?:please\s+)?(?:also\s+)?(?:note|keep in mind|bear in mind|remember)"
+    r"|(?:as\s+)?(?:a\s+)?(?:side\s+)?note)\s*(?:that\b|:|,)\s*)",
+    re.IGNORECASE,
+)
 #: The summarised text named as the one who says something ("The article highlights that",
 #: "The author also argues", "the story notes"): it frames the claim after it, as a passage
 #: reference does. Only with a reporting verb: "the report found 40%" or "they published the
@@ -174,16 +193,23 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def mask_attribution(sentence: str) -> str:
-    """``sentence`` with an opening attribution (see :data:`_ATTRIBUTION`) or summing-up
-    (:data:`_SUMMING_UP`: "Overall,"), its references to the retrieved passages
+    """``sentence`` with its openings, an attribution (see :data:`_ATTRIBUTION`), a summing-up
+    (:data:`_SUMMING_UP`: "Overall,") or a connective (:data:`_CONNECTIVE`: "Additionally,",
+    "It is important to note that"), its references to the retrieved passages
     (:data:`_REFERENCE`) and the summarised text named as a speaker
     (:data:`_SOURCE_SAYS`) replaced by spaces of the same length: "Based on the given passages,
     X", "X (Passage 2)" and "The article highlights that X" are checked as "X". A sentence
     that would be left with no word at all is kept as it is."""
-    m = _ATTRIBUTION.match(sentence) or _SUMMING_UP.match(sentence)
     masked = sentence
-    if m and m.end() < len(sentence):
-        masked = " " * m.end() + sentence[m.end() :]
+    start = 0
+    for _ in range(4):  # "However, it is important to note that, based on the passages, X"
+        rest = sentence[start:]
+        m = _CONNECTIVE.match(rest) or _ATTRIBUTION.match(rest) or _SUMMING_UP.match(rest)
+        if not m or start + m.end() >= len(sentence):
+            break
+        start += m.end()
+    if start:
+        masked = " " * start + sentence[start:]
     masked = _REFERENCE.sub(_blank, masked)
     masked = _SOURCE_SAYS.sub(_blank, masked)
     return masked if any(c.isalnum() for c in masked) else sentence
