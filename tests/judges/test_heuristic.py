@@ -122,3 +122,23 @@ def test_closing_offer_question_is_not_checked_but_a_question_for_an_answer_is(c
         asked.sentences[0].reason
         == "It asks a question instead of stating what the context supports"
     )
+
+
+def test_the_stack_reads_how_many_sentences_were_checked() -> None:
+    """A long answer has more chances of one weak sentence than a short one, so the stack is
+    told how many sentences were checked; framing (a courtesy here) is not counted."""
+    import math
+
+    from ground_integrations.judges._features import LEXICAL_FEATURES, lexical_vector
+    from ground_integrations.models import GroundednessRequest
+
+    def checked(answer: str) -> float:
+        request = GroundednessRequest(context=[MAUNA_KEA], answer=answer)
+        _, _, feats = HeuristicJudge().analyse(request)
+        vector = lexical_vector(feats, answer, 100)
+        assert len(vector) == len(LEXICAL_FEATURES)
+        return vector[LEXICAL_FEATURES.index("checked_sentences")]
+
+    one = "Its peak is 4,207.3 m above sea level."
+    assert checked(one) == math.log1p(1)
+    assert checked(f"{one} It is a volcano. I hope this helps!") == math.log1p(2)

@@ -53,7 +53,7 @@ RECORD = {
     ],
 }
 CONTEXT = [json.dumps(RECORD)]
-RATING = "It holds a 4.5-star rating."
+TAKEOUT = "Patrons can grab food to go, but there is no outdoor seating."
 JAZZ = "The restaurant also offers a rooftop terrace with live jazz performances every weekend."
 FOUNDED = (
     "The owners, a family from Shanghai, opened it in 1998 after winning a regional cooking award."
@@ -67,7 +67,7 @@ ANSWER = " ".join(
         "Reviewers praise the hand-pulled noodles and rich broth, and describe the staff as "
         "quick and friendly.",
         JAZZ,
-        RATING,
+        TAKEOUT,
         FOUNDED,
         TASTING,
     ]
@@ -107,17 +107,17 @@ def test_a_flagged_record_answer_keeps_its_inventions_and_clears_a_rewording(unr
     assert ranked.verdict is plain.verdict is Verdict.NOT_GROUNDED
     assert ranked.score == pytest.approx(plain.score)
     before, after = by_text(plain), by_text(ranked)
-    # without the ranker the rating's rewording ("holds", "rating") is flagged with the rest
-    assert before[RATING].verdict is not Verdict.GROUNDED
-    assert after[RATING].verdict is Verdict.GROUNDED
-    assert after[RATING].reason.startswith("Likely supported")
-    assert not after[RATING].ungrounded_details
+    # without the ranker the takeout rewording ("grab food to go") is flagged with the rest
+    assert before[TAKEOUT].verdict is not Verdict.GROUNDED
+    assert after[TAKEOUT].verdict is Verdict.GROUNDED
+    assert after[TAKEOUT].reason.startswith("Likely supported")
+    assert not after[TAKEOUT].ungrounded_details
     # the inventions keep their flags and spans
     for invented in (JAZZ, FOUNDED, TASTING):
         assert after[invented].verdict is Verdict.NOT_GROUNDED, invented
         assert after[invented].ungrounded_details
     spans = {d.text for d in ranked.ungrounded_details}
-    assert not any(RATING in s for s in spans)
+    assert not any(TAKEOUT in s for s in spans)
     assert any("jazz" in s for s in spans)
 
 
@@ -134,7 +134,7 @@ def test_a_sentence_a_hard_check_flags_is_never_cleared(unranked, tmp_path) -> N
     flagged = [s.text for s in result.sentences if s.verdict is not Verdict.GROUNDED]
     # the figure the record lacks (1998) and the reservations the record denies are hard checks
     assert FOUNDED in flagged and TASTING in flagged
-    assert JAZZ not in flagged and RATING not in flagged
+    assert JAZZ not in flagged and TAKEOUT not in flagged
 
 
 def test_the_ranker_reads_within_the_pair_budget(monkeypatch) -> None:

@@ -436,3 +436,43 @@ def test_the_query_figure_given_instead_is_the_first_it_gives(query: str, instea
     got = figure_problems(*args, index.quantities, False)
     assert got == scan_figure_problems(*args, index.quantities.units, False)
     assert [near for _, near in got] == [instead]
+
+
+def test_a_sentence_that_points_back_is_read_with_the_one_before() -> None:
+    """A one-sentence window that opens with "Its", "He" or "The latter" is read with the
+    sentence before it in the same passage, so the model knows who or what it speaks of;
+    a sentence that names its subject, or opens a passage, is read alone."""
+    from ground_integrations.judges._index import index_context
+
+    context = [
+        "Mauna Kea is a volcano in Hawaii. Its peak is 4,207 m high. Kilauea erupts often.",
+        "He climbed it in 1990.",
+    ]
+    index = index_context(context)
+    windows = top_windows(index, "Mauna Kea's peak is 4,207 m high.", 3, 1)
+    assert "Mauna Kea is a volcano in Hawaii. Its peak is 4,207 m high." in windows
+    assert "Its peak is 4,207 m high." not in windows
+    assert top_windows(index, "Kilauea erupts often.", 1, 1) == ["Kilauea erupts often."]
+    assert top_windows(index, "He climbed it in 1990.", 1, 1) == ["He climbed it in 1990."]
+
+
+def test_a_window_never_spans_two_documents_pasted_together() -> None:
+    """ "... downtown Boston.Stanford University is ...": two documents pasted into one passage
+    without a space. A window stops at the join, so a claim that binds one document's subject
+    to the other's facts finds no window holding both; sentences joined by a space share
+    windows as before, and the evidence still names passage 0."""
+    from ground_integrations.judges._index import index_context
+
+    context = [
+        "Boston College is in Chestnut Hill. It was founded in 1863.Stanford University is in "
+        "California. It was founded in 1885."
+    ]
+    index = index_context(context)
+    assert [(s.passage, s.block) for s in index.sentences] == [(0, 0), (0, 0), (0, 1), (0, 1)]
+    windows = top_windows(index, "Stanford University is in Chestnut Hill.", 0, 3)
+    assert not any("Boston" in w and "Stanford" in w for w in windows)
+    assert "Boston College is in Chestnut Hill. It was founded in 1863." in windows
+    assert "Stanford University is in California. It was founded in 1885." in windows
+    window = best_window(index, {"stanford", "chestnut"}, 3)
+    assert window is not None
+    assert index.sentences[window.first].block == index.sentences[window.last].block

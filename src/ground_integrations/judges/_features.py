@@ -50,6 +50,8 @@ LEXICAL_FEATURES = (
     "plain_missing_mean",  # plain word overlap: the mean over sentences
     "plain_missing_count",  # log(1 + plain tokens of the answer absent from the context)
     "field_conflicts",  # log(1 + yes/no fields of a JSON record the answer contradicts)
+    "checked_sentences",  # log(1 + sentences checked): a long answer has more chances of one
+    # weak sentence, so the maxima above mean less the longer it is
 )
 #: What the cross-encoder adds, over the sentences it scored.
 MODEL_FEATURES = (
@@ -128,6 +130,7 @@ def lexical_vector(
         1.0 if _META.search(answer) else 0.0,
         *plain,
         math.log1p(sum(len(f.field_conflicts) for f in checked)),
+        math.log1p(n),
     ]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,10 @@ from ._tokens import analyse, quantities_of
 
 __all__ = ["ContextIndex", "ContextSentence", "index_context"]
 
+#: A sentence end with the next sentence written on to it, no space between ("Boston.Stanford"):
+#: how passages from two documents read when they were pasted together.
+_GLUED = re.compile(r"[.!?][\"')\]\u201d\u2019]?[A-Za-z0-9]")
+
 
 @dataclass
 class ContextSentence:
@@ -35,6 +40,14 @@ class ContextSentence:
     figures: frozenset[str]
     words: frozenset[str]
     negated: bool
+    #: A window never spans two blocks: a block is a passage, or a part of one that was joined
+    #: to the text before it without a space ("... downtown Boston.Stanford University is ...":
+    #: two documents pasted into one passage). -1: the passage.
+    block: int = -1
+
+    def __post_init__(self) -> None:
+        if self.block < 0:
+            self.block = self.passage
 
 
 @dataclass
@@ -57,8 +70,8 @@ class ContextIndex:
 
     @cached_property
     def arrays(self) -> PostingArrays:
-        """:attr:`postings` and each sentence's passage as numpy arrays, built at first need."""
-        return PostingArrays(self.postings, [s.passage for s in self.sentences])
+        """:attr:`postings` and each sentence's block as numpy arrays, built at first need."""
+        return PostingArrays(self.postings, [s.block for s in self.sentences])
 
     @cached_property
     def word_stems(self) -> frozenset[str]:
@@ -121,7 +134,10 @@ def index_context(context: Sequence[str]) -> ContextIndex:
     surface: dict[str, str] = {}
     fields: list[tuple[tuple[str, ...], bool]] = []
     hours: Hours | None = None
+    block = -1
     for p, passage in enumerate(context):
+        block += 1
+        end = -1
         record = is_record(passage)
         if record:
             value = json.loads(passage)  # once, for its fields and its hours
@@ -130,6 +146,9 @@ def index_context(context: Sequence[str]) -> ContextIndex:
         units = record_units(passage) if record else split_sentences(passage)
         for span in units:
             checkpoint()  # a Deadline (ground_integrations.deadline) stops the check here
+            if not record and span.start == end and _GLUED.match(passage, end - 1):
+                block += 1
+            end = span.end
             tokens = analyse(span.text)
             stems = frozenset(tokens.stems)
             df.update(stems)
@@ -145,6 +164,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
                 | {_TIMES[w] for w in tokens.words if w in _TIMES},
                 words=frozenset(tokens.words),
                 negated=tokens.negated,
+                block=block,
             )
             sentences.append(sentence)
             for canonical, written in tokens.surface.items():

@@ -9,6 +9,7 @@ the same at run time and in training (``training/train_cross_encoder.py``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,17 +45,36 @@ BRIEF_SENTENCES = 2
 RETRIEVED_PASSAGES = 2
 
 
+#: A sentence that opens by pointing back ("Its peak is ...", "He was born ...", "The latter
+#: ..."): read alone, it has lost what it speaks of.
+_REFERS_BACK = re.compile(
+    r"^\W*(?:it|its|he|his|him|she|her|they|their|them|this|these|that|those|such|"
+    r"the (?:latter|former|same))\b",
+    re.IGNORECASE,
+)
+
+
 def top_windows(index: ContextIndex, sentence: str, k: int, width: int = 2) -> list[str]:
     """The ``k`` context windows (up to ``width`` consecutive sentences) sharing most rare words
     with ``sentence``; the first windows of the context when nothing is shared. The windows
     are ranked by the idf of the stems they share (then by position), and only the windows
     around the sentences sharing a stem are scored (:func:`._search.ranked_spans`); ``k`` below
-    1 lists every window."""
+    1 lists every window. A window of one sentence that points back to the one before it
+    (:data:`_REFERS_BACK`: "Its peak is 4,207 m high.") is read with that sentence when it is
+    of the same passage (and block, see :class:`._index.ContextSentence`), so that the model knows what "its" is."""
     stems = set(analyse(sentence).stems)
     weights = {s: index.idf.get(s, 0.0) for s in stems}
+    sentences = index.sentences
 
     def text(i: int, j: int) -> str:
-        return " ".join(s.text for s in index.sentences[i : j + 1])
+        if (
+            i == j
+            and i > 0
+            and sentences[i - 1].block == sentences[i].block
+            and _REFERS_BACK.match(sentences[i].text)
+        ):
+            i -= 1
+        return " ".join(s.text for s in sentences[i : j + 1])
 
     every = len(index.sentences) * width + 1
     spans = ranked_spans(index, stems, weights, k if k >= 1 else every, width, text)

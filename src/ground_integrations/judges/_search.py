@@ -71,7 +71,7 @@ _EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 class _Sentence(Protocol):
     @property
-    def passage(self) -> int: ...
+    def block(self) -> int: ...
 
     @property
     def stems(self) -> frozenset[str]: ...
@@ -91,7 +91,8 @@ class _Index(Protocol):
 
 
 class PostingArrays:
-    """The postings and the passage of every sentence as numpy arrays (built once per index),
+    """The postings and the block (see :class:`~._index.ContextSentence`: a passage, or a part
+    of one pasted on without a space) of every sentence as numpy arrays (built once per index),
     and the best windows already found on them."""
 
     def __init__(self, postings: Mapping[str, Sequence[int]], passages: Sequence[int]) -> None:
@@ -130,7 +131,7 @@ def best_span(
 ) -> tuple[int, int]:
     """The first and last sentence of the best window for ``stems``, exactly as a scan of every
     window would choose it: the highest ``fsum(weights of the stems it covers) / total - 0.01
-    * (sentences - 1)`` over windows of at most ``width`` consecutive sentences of one passage,
+    * (sentences - 1)`` over windows of at most ``width`` consecutive sentences of one block,
     the earliest on a tie; ``(0, 0)`` when no sentence holds any of ``stems``.
 
     Only windows that begin and end on a sentence holding one of ``stems`` can be best: a window
@@ -156,7 +157,7 @@ def best_span(
         covered: set[str] = set()
         for b in range(a, len(ids)):
             j = ids[b]
-            if j >= i + width or sentences[j].passage != sentences[i].passage:
+            if j >= i + width or sentences[j].block != sentences[i].block:
                 break
             covered |= wanted & sentences[j].stems
             score = math.fsum(weights[s] for s in covered) / total - 0.01 * (j - i)
@@ -174,7 +175,7 @@ def ranked_spans(
     text: Callable[[int, int], str],
 ) -> list[tuple[int, int]]:
     """The windows a scan would list first when it ranks every window (at most ``width``
-    consecutive sentences of one passage) by ``fsum(weights of the stems it covers)``, highest
+    consecutive sentences of one block) by ``fsum(weights of the stems it covers)``, highest
     first, then by first and last sentence, and keeps the first ``k`` of distinct ``text``;
     windows covering nothing rank last, in order. ``k`` is at least 1."""
     shared, hits = _shared(index, stems)
@@ -203,7 +204,7 @@ def ranked_spans(
     sentences = index.sentences
     for i in range(len(sentences)):
         for j in range(i, min(len(sentences), i + width)):
-            if sentences[j].passage != sentences[i].passage:
+            if sentences[j].block != sentences[i].block:
                 break
             if any(t in held for t in range(i, j + 1)):
                 continue
@@ -238,7 +239,7 @@ def _around(index: _Index, held: Collection[int], width: int) -> Iterator[tuple[
     starts = sorted({i for h in held for i in range(max(0, h - width + 1), h + 1)})
     for i in starts:
         for j in range(i, min(len(sentences), i + width)):
-            if sentences[j].passage != sentences[i].passage:
+            if sentences[j].block != sentences[i].block:
                 break
             if any(t in held for t in range(i, j + 1)):
                 yield i, j

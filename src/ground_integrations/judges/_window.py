@@ -1,5 +1,6 @@
 """The supporting window of an answer sentence: the up to three consecutive sentences of one
-context passage that cover most of its rare words (:func:`best_window`).
+context passage (of one block of it, see :class:`._index.ContextSentence`) that cover most of
+its rare words (:func:`best_window`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class Window:
 
 
 def best_window(index: ContextIndex, stems: set[str], width: int = 3) -> Window | None:
-    """The window of up to ``width`` consecutive sentences of one passage that covers the most
+    """The window of up to ``width`` consecutive sentences of one block that covers the most
     of ``stems`` by idf weight, less 0.01 per sentence past the first (the shortest window
     reaching a coverage wins), the earliest on a tie; the first sentence when none is shared.
     Found through :attr:`ContextIndex.postings` (see :func:`._search.best_span`)."""
