@@ -61,7 +61,8 @@ def top_windows(index: ContextIndex, sentence: str, k: int, width: int = 2) -> l
     around the sentences sharing a stem are scored (:func:`._search.ranked_spans`); ``k`` below
     1 lists every window. A window of one sentence that points back to the one before it
     (:data:`_REFERS_BACK`: "Its peak is 4,207 m high.") is read with that sentence when it is
-    of the same passage (and block, see :class:`._index.ContextSentence`), so that the model knows what "its" is."""
+    of the same passage (and block, see :class:`._index.ContextSentence`), so that the model
+    knows what "its" is."""
     stems = set(analyse(sentence).stems)
     weights = {s: index.idf.get(s, 0.0) for s in stems}
     sentences = index.sentences
