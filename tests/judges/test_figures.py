@@ -177,3 +177,24 @@ def test_a_number_alone_on_its_line_is_an_item_and_an_enumerator_a_marker() -> N
     ]
     # a bullet alone on its line is still nothing
     assert [s.text for s in split_sentences("Doses:\n- \n- 20 mg.")] == ["Doses:", "20 mg."]
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_the_two_of_them_counts_what_is_named_and_is_no_figure(task) -> None:
+    """ "the two brothers", "their three sons": a count of people the context already names is
+    no figure it must give; "two brothers" without it is a count, and a wrong one is caught."""
+    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
+    from ground_integrations.judges._tokens import analyse
+
+    assert analyse("Sally is torn between the two brothers.").figures == []
+    assert analyse("Their three sons were born in 1990.").figures == ["1990"]
+    assert analyse("He has two brothers.").figures == ["2"]
+    assert analyse("It won the two km race.").figures == ["2"]  # a unit: a figure
+    context = ["Sally loves both Adam and Nick, who are brothers. Adam has three brothers in all."]
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    query = "Who does Sally love?" if task == "QnA" else None
+    torn = checker.check(context, "Sally is torn between the two brothers.", query=query, task=task)
+    assert not any("figure" in s.reason for s in torn.sentences), torn.sentences
+    wrong = checker.check(context, "Adam has two brothers in all.", query=query, task=task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert "figure two does not appear in the context (it gives three)" in wrong.sentences[0].reason

@@ -184,6 +184,24 @@ def _pronoun(spans: Sequence[Span], i: int) -> bool:
     )
 
 
+_SMALL_COUNTS = frozenset("two three four five".split())
+_POINTING_BACK = frozenset("the these those both its their his her".split())
+_PLURAL_NOUNS = frozenset("men women children people".split())
+
+
+def _anaphoric_count(spans: Sequence[Span], i: int) -> bool:
+    """ "the two brothers", "their three sons": a count of things already named, not a new
+    figure the context must hold."""
+    after = _folded(spans, i + 1)
+    return (
+        _folded(spans, i - 1) in _POINTING_BACK
+        and after.isalpha()
+        and (after.endswith("s") or after in _PLURAL_NOUNS)
+        and after not in UNITS
+        and after not in FIGURE_UNITS
+    )
+
+
 def _labels_part(words: list[str], labels: set[int], i: int) -> bool:
     """The number at ``i`` (``words`` holds the words before it) labels a step or an option:
     right after "step" or "options", or joined to such a label ("steps 7 and 8", "4, 5")."""
@@ -226,8 +244,9 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     for i, span in enumerate(spans):
         word = read_as(span.text, shouted)  # "US" the country, not the pronoun "us"
         word = UNITS.get(word, word)
-        # a word only: the answer's own numbering ("step 4", "steps 7 and 8") or "one" naming
-        # a person ("one must...", "no one"), no count the context must hold
+        # a word only: the answer's own numbering ("step 4", "steps 7 and 8"), "one" naming
+        # a person ("one must...", "no one") or a count of what is already named ("the two
+        # brothers"), no count the context must hold
         plain = False
         if word in CALENDAR and span.text[:1].isupper():
             word = CALENDAR[word]  # "Aug" is "August"
@@ -236,7 +255,9 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         elif word.isdigit() and _labels_part(out.words, labels, i):
             labels.add(i)
             plain = True
-        elif word == "one" and _pronoun(spans, i):
+        elif word == "one" and _pronoun(spans, i):  # noqa: SIM114 (two rules, two comments)
+            plain = True
+        elif word in _SMALL_COUNTS and _anaphoric_count(spans, i):
             plain = True
         out.words.append(word)
         out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
