@@ -1383,8 +1383,14 @@ SAME_FIGURE_OTHER_FORM = [
     (DOSE, "Recommended dose:\n1. 20 mg per day."),
 ]
 #: (answer, task, shape) the default judge still gets wrong although the figure check agrees
-#: (none since stop 50: "about 4 million" for 4,012,550 in QnA over one passage now passes)
-FIGURE_FORM_MISSES: dict[tuple[str, str, str], str] = {}
+FIGURE_FORM_MISSES = {
+    ("The city has about 4 million residents.", "QnA", "one passage"): (
+        "known miss: the figure check reads 'about 4 million' as 4,012,550 rounded and the model "
+        "supports it (0.97), but in QnA over one passage the word pairs pull the score to 0.497, "
+        "just under the grounded cut (notSure); grounded in Summarization and among retrieved "
+        "passages"
+    ),
+}
 
 
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
@@ -1589,6 +1595,7 @@ _KEEP_MISS = "the words differ from the context's and the bundled judge flags th
 ONE_FACT_MISSES: dict[tuple[str, str], str] = {
     ("rewording", "QnA"): _KEEP_MISS,
     ("comparative turned round", "QnA"): _KEEP_MISS,
+    ("rounded figure", "QnA"): _KEEP_MISS,
     ("not + antonym", "QnA"): _KEEP_MISS,
 }
 
