@@ -176,18 +176,14 @@ def _split_cjk(text: str, start: int, end: int) -> list[tuple[int, int]]:
 #: Boston.Stanford University is ..."): a word of two or more letters ending in lower case, or a
 #: number of two or more digits (either perhaps closed by a bracket or a quote), a full stop, then
 #: a capitalised plain word. Initials ("U.S.Army"), list markers ("1.Mix") and code
-#: ("Console.WriteLine(") do not match; titles and abbreviations are in _NOT_AN_END.
+#: ("Console.WriteLine(") do not match, nor a title or abbreviation (_NOT_AN_END).
 _GLUED_END = re.compile(
     r"(?<![A-Za-z0-9])([A-Za-z]*[a-z]|[0-9]{2,})[)\]\"'\u201d\u2019]?"
     r"\.(?=[A-Z][a-z]*(?:[\s,;:'\u2019]|$))"
 )
-_NOT_AN_END = frozenset(
-    """
-    mr mrs ms dr st jr sr prof gen col lt sgt capt cmdr gov sen rep rev hon fr mt ft no nos vol
-    fig figs vs inc ltd co corp bros ave blvd rd dept univ approx est ca cf al jan feb mar apr
-    jun jul aug sep sept oct nov dec
-    """.split()
-)
+#: Punkt's abbreviations and "Fr." ("Fr.John"), but not "etc.": glued to a capital, it ends a
+#: list and its sentence ("... Twenty One Pilots etc.Twenty One Pilots is a duo").
+_NOT_AN_END = (_ABBREVIATIONS - {"etc"}) | {"fr"}
 
 
 def _split_glued(text: str, start: int, end: int) -> list[tuple[int, int]]:
