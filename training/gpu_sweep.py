@@ -46,7 +46,15 @@ VARIANTS: dict[str, tuple[str, float, int, int]] = {
     "s1b-e2-syn": ("stage1b", 2, 4000, 0),
     "e3-w6": ("stage1", 3, 0, 0),
     "e2-w6": ("stage1", 2, 0, 0),
+    "e4": ("stage1", 4, 0, 0),
+    "e3-rt": ("stage1", 3, 0, 6000),
+    "e3-syn1k": ("stage1", 3, 1000, 0),
+    "e2-lr3": ("stage1", 2, 0, 0),
+    "e2-lr1": ("stage1", 2, 0, 0),
+    "e3-lr1": ("stage1", 3, 0, 0),
 }
+#: variants trained at another peak learning rate than 2e-5
+LEARNING_RATE: dict[str, float] = {"e2-lr3": 3e-5, "e2-lr1": 1e-5, "e3-lr1": 1e-5}
 #: variants whose premises are wider than the judge's 3-sentence window: name -> (sentences per
 #: window, tokens per pair); their pairs are gpu_data.py's ``--widths`` files (``-w<width>``)
 WIDE: dict[str, tuple[int, int]] = {"e3-w6": (6, 256), "e2-w6": (6, 256)}
@@ -313,7 +321,7 @@ def one(args: argparse.Namespace) -> int:
         tokenizer,
         examples,
         epochs=epochs,
-        lr=2e-5,
+        lr=LEARNING_RATE.get(args.variant, 2e-5),
         warmup=50,
         seed=args.seed,
         device=device,
