@@ -198,3 +198,98 @@ def test_the_two_of_them_counts_what_is_named_and_is_no_figure(task) -> None:
     wrong = checker.check(context, "Adam has two brothers in all.", query=query, task=task)
     assert wrong.verdict is Verdict.NOT_GROUNDED
     assert "figure two does not appear in the context (it gives three)" in wrong.sentences[0].reason
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_count_past_ten_spelled_out_at_a_sentence_start_is_a_figure(task) -> None:
+    """ "Fifty-five are Americans.": a writer spells a count out because it opens the sentence;
+    it is the figure 55 all the same, so "55 Americans" is supported and "45 Americans" is not.
+    "One of the..." and "Three reviews..." stay words."""
+    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
+    from ground_integrations.judges._tokens import analyse
+
+    assert analyse("Fifty-five are Americans, and 662 have yet to be traced.").figures == [
+        "55",
+        "662",
+    ]
+    assert analyse("Twelve people died.").figures == ["12"]
+    assert analyse("One of the people left.").figures == []
+    assert analyse("Three reviews mention it.").figures == []
+    context = [
+        "Gusky has noted 1,821 names. About 40% are Australian, with most of the others "
+        "identified as British. Fifty-five are Americans, and 662 have yet to be traced."
+    ]
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    query = "Whose names are there?" if task == "QnA" else None
+    right = checker.check(context, "Gusky noted 55 Americans.", query=query, task=task)
+    assert not any("figure" in s.reason for s in right.sentences), right.sentences
+    wrong = checker.check(context, "Gusky noted 45 Americans.", query=query, task=task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert "figure 45 does not appear in the context" in wrong.sentences[0].reason
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_the_top_of_a_rating_scale_is_no_figure(task) -> None:
+    """ "3.5 out of 5 stars": the rating is the figure the record must give; the 5 tops the
+    scale, which a record of stars seldom writes. A wrong rating is still caught."""
+    import json
+
+    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
+    from ground_integrations.judges._tokens import analyse
+
+    assert analyse("It has a rating of 3.5 out of 5 stars.").figures == ["3.5"]
+    assert analyse("It has 4.4 stars out of 5.").figures == ["4.4"]
+    assert analyse("Out of 5 options, two remain.").figures == ["5", "2"]  # no rating before
+    record = json.dumps({"name": "Aksum Restaurant", "city": "Santa Barbara", "stars": 3.5})
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    query = "Write an overview of Aksum Restaurant." if task == "QnA" else None
+    right = checker.check(
+        [record], "Aksum Restaurant has 3.5 stars out of 5.", query=query, task=task
+    )
+    assert not any("figure" in s.reason for s in right.sentences), right.sentences
+    wrong = checker.check(
+        [record], "Aksum Restaurant has 4.5 stars out of 5.", query=query, task=task
+    )
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert "figure 4.5 does not appear in the context" in wrong.sentences[0].reason
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_list_of_records_states_how_many_it_holds(task) -> None:
+    """A record's list of three reviews gives the count three ("based on three reviews"), and
+    "based on two reviews" is the wrong count."""
+    import json
+
+    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
+    from ground_integrations.judges._records import record_units
+
+    reviews = [
+        {"review_stars": 5.0, "review_text": "Great injera and friendly staff."},
+        {"review_stars": 4.0, "review_text": "The lentil stew was wonderful."},
+        {"review_stars": 4.0, "review_text": "Busy but worth the wait."},
+    ]
+    record = json.dumps({"name": "Aksum Restaurant", "reviews": reviews, "tags": ["a", "b"]})
+    units = [u.text for u in record_units(record)]
+    assert "Reviews: 3 in all" in units
+    assert not any(u.startswith("Tags: 2") for u in units)  # a list of words is no list of records
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    query = "Write an overview of Aksum Restaurant." if task == "QnA" else None
+    right = checker.check([record], "Aksum Restaurant has three reviews.", query=query, task=task)
+    assert not any("figure" in s.reason for s in right.sentences), right.sentences
+    wrong = checker.check([record], "Aksum Restaurant has six reviews.", query=query, task=task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    assert "figure six does not appear in the context" in wrong.sentences[0].reason
+
+
+def test_a_count_of_people_already_named_reads_past_adverbs_and_verbs() -> None:
+    """ "all three edges", "the two recently met", "the two socially conscious companies",
+    "one of its DJs": counts and a partitive "one" that point at what the text names."""
+    from ground_integrations.judges._tokens import analyse
+
+    assert analyse("Line up all three edges.").figures == []
+    assert analyse("The two recently went on a double date.").figures == []
+    assert analyse("The two socially conscious companies will announce it.").figures == []
+    assert analyse("The two of them met in Paris.").figures == []
+    assert analyse("DJ Edu, one of the company's DJs, mixes well.").figures == []
+    assert analyse("He has one son and two daughters.").figures == ["1", "2"]
+    assert analyse("It won the two km race.").figures == ["2"]

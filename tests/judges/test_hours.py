@@ -108,3 +108,26 @@ def test_the_checker_contradicts_a_wrong_time_and_keeps_a_right_one(task) -> Non
         task=task,
     )
     assert not [d for d in right.ungrounded_details if "pm" in d.text or "am" in d.text]
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_seven_days_a_week_without_a_time_is_read_against_the_record_days(task) -> None:
+    """ "Open seven days a week" states the days even with no time beside it: true of a record
+    with hours every day (then blanked: no figure "seven days" to find), contradicted by one
+    closed on Mondays."""
+    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    every_day = json.dumps({"name": "Finch & Fork", "hours": {d: "9:0-17:0" for d in days}})
+    sentence = "Finch & Fork is open seven days a week."
+    assert hours_conflicts(sentence, HOURS) == [("seven days a week", "no hours on Monday")]
+    assert hours_conflicts(sentence, passage_hours(every_day)) == []
+    masked = mask_hours(sentence, passage_hours(every_day))
+    assert "seven" not in masked and "open" in masked and len(masked) == len(sentence)
+    checker = GroundednessChecker(cache_size=0)
+    query = "Write an overview of Finch & Fork." if task == "QnA" else None
+    right = checker.check([every_day], sentence, query, task=task)
+    assert not any("figure" in s.reason for s in right.sentences), right.sentences
+    wrong = checker.check([RECORD], sentence, query, task=task)
+    assert wrong.verdict is Verdict.NOT_GROUNDED
+    (span,) = [d for d in wrong.ungrounded_details if "seven days a week" in d.text]
+    assert span.kind is UngroundedKind.CONTRADICTED
+    assert "no hours on Monday" in span.reason

@@ -1290,14 +1290,9 @@ def test_a_hedged_figure_is_near_and_on_the_hedged_side() -> None:
     assert figures_of("nine-month", "nine-month") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known miss: a number in letters that opens a context sentence is read as a word, "
-    "so the figure check does not find it; reading it as a figure measured better on RAGTruth "
-    "QnA and summaries but under the shipped judge on HaluEval (by 0.004) and Data2txt (by "
-    "0.001) over 20 splits (docs/model_card.md)",
-)
 def test_a_count_that_opens_a_context_sentence_is_a_figure(default_checker) -> None:
+    """A count past ten spelled out at a sentence's start is a figure; "One of the..." and
+    "Three reviews..." stay words (tests/judges/test_figures.py)."""
     context = "Fifteen passengers were examined by medical personnel at Buffalo airport."
     answer = "15 passengers were examined by medical personnel at Buffalo airport."
     result = verdict(default_checker, context, answer, "What happened?", "Summarization")

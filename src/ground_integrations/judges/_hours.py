@@ -279,7 +279,12 @@ def hours_conflicts(sentence: str, hours: Hours) -> list[tuple[str, str]]:
     Sunday until 7:30 pm, until 8 pm on Fridays") passes: a time fits when it fits one of its
     days."""
     if not _TIME.search(sentence):
-        return []
+        # no time: only "open seven days a week" says something of the hours
+        return [
+            (m.group(0), f"no hours on {_DAYS[missing[0]].title()}")
+            for m in _EVERY_DAY.finditer(sentence)
+            if (missing := [d for d in range(7) if d not in hours.days])
+        ][:1]
     out: list[tuple[str, str]] = []
     cursor = 0
     parts = []
@@ -320,11 +325,16 @@ def mask_hours(sentence: str, hours: Hours) -> str:
     hours and the record's hours agree with all of them: "open seven days a week from 8:00 am
     to 3:00 pm" then asks nothing more of the figure check ("seven", "8", "3") or of the word
     overlap ("Saturdays" where the record writes "Saturday")."""
-    if not _TIME.search(sentence) or hours_conflicts(sentence, hours):
+    if hours_conflicts(sentence, hours):
         return sentence
-    spans = [
-        m.span() for pattern in (_TIME, _EVERY_DAY, _DAY_RANGE) for m in pattern.finditer(sentence)
-    ]
+    if not _TIME.search(sentence):  # "open seven days a week", and it is
+        spans = [m.span() for m in _EVERY_DAY.finditer(sentence)]
+    else:
+        spans = [
+            m.span()
+            for pattern in (_TIME, _EVERY_DAY, _DAY_RANGE)
+            for m in pattern.finditer(sentence)
+        ]
     chars = list(sentence)
     for start, end in spans:
         chars[start:end] = " " * (end - start)

@@ -145,7 +145,35 @@ def record_units(passage: str) -> list[Span]:
         else:
             units.append(Span(start, end, f"{label}: {_scalar(leaf)}"))
         cursor = max(cursor, end)
+    units.extend(_count_units(passage, value))
     return units
+
+
+def _count_units(passage: str, value: Any) -> list[Span]:
+    """What a record says by its shape: a list of several records holds that many ("three
+    reviews" of a list of three). One statement per such list, at its key."""
+    units: list[Span] = []
+
+    def walk(node: Any, key: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, str(k))
+        elif isinstance(node, list):
+            if key and len(node) > 1 and all(isinstance(v, dict) for v in node):
+                units.append(_at_key(passage, key, f"{_words(key)}: {len(node)} in all"))
+            for v in node:
+                walk(v, key)
+
+    walk(value, "")
+    return units
+
+
+def _at_key(passage: str, key: str, text: str) -> Span:
+    """A statement whose offsets are those of ``key`` in the passage (its first occurrence)."""
+    start = passage.find(json.dumps(key, ensure_ascii=False))
+    if start < 0:
+        return Span(0, 0, text)
+    return Span(start, start + len(key) + 2, text)
 
 
 #: Words that name a field's container or qualify it without saying what it is.

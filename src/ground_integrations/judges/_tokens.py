@@ -38,7 +38,7 @@ _ONE_VERBS = frozenset(
     "must should can could may might will would shall need needs has had ought cannot".split()
 )
 _ONE_BEFORE = frozenset("no any every each some the this that which another as".split())
-_ONE_RELATIVES = frozenset("another that where who whom whose which".split())
+_ONE_RELATIVES = frozenset("another that where who whom whose which of".split())
 #: Words that number the answer's own parts: "step 4", "steps 7 and 8", "Option 2". The number
 #: is a label, not a figure the context must hold.
 _LABELS = frozenset("step steps option options".split())
@@ -174,7 +174,7 @@ def _opens_clause(text: str, spans: Sequence[Span], i: int) -> bool:
 
 def _pronoun(spans: Sequence[Span], i: int) -> bool:
     """ "one" at ``i`` names a person or stands for a noun, not a count: "one must", "no one",
-    "each one", "one another", "one's", "a culture is one that values..."."""
+    "each one", "one another", "one's", "a culture is one that values...", "one of its DJs"."""
     after = _folded(spans, i + 1)
     return (
         after in _ONE_VERBS
@@ -185,20 +185,38 @@ def _pronoun(spans: Sequence[Span], i: int) -> bool:
 
 
 _SMALL_COUNTS = frozenset("two three four five".split())
-_POINTING_BACK = frozenset("the these those both its their his her".split())
+_POINTING_BACK = frozenset("the these those both all its their his her".split())
+#: What may follow a count that stands for people already named: "the two went", "the two of
+#: them", "the two socially conscious companies" (an adverb before the noun)
+_AFTER_NAMED = frozenset("of are were have had will would also both together".split())
 _PLURAL_NOUNS = frozenset("men women children people".split())
 
 
 def _anaphoric_count(spans: Sequence[Span], i: int) -> bool:
-    """ "the two brothers", "their three sons": a count of things already named, not a new
-    figure the context must hold."""
+    """ "the two brothers", "their three sons", "all three edges", "the two recently met": a
+    count of things already named, not a new figure the context must hold."""
     after = _folded(spans, i + 1)
     return (
         _folded(spans, i - 1) in _POINTING_BACK
         and after.isalpha()
-        and (after.endswith("s") or after in _PLURAL_NOUNS)
+        and (after.endswith(("s", "ly")) or after in _PLURAL_NOUNS or after in _AFTER_NAMED)
         and after not in UNITS
         and after not in FIGURE_UNITS
+    )
+
+
+#: The top of a rating scale: "3.5 out of 5 stars", "8 out of 10".
+_RATING_SCALES = frozenset("5 10 100 five ten".split())
+
+
+def _rates_out_of(words: list[str], i: int) -> bool:
+    """The number at ``i`` (``words`` holds the words before it) tops the scale of a rating:
+    "3.5 out of 5", "4.4 stars out of 5". The rating is the figure; the scale is a convention
+    the context seldom writes."""
+    return (
+        words[i - 2 : i] == ["out", "of"]
+        and i >= 3
+        and any(_HAS_DIGIT.search(w) or w in NUMBER_WORDS for w in words[max(0, i - 5) : i - 2])
     )
 
 
@@ -230,6 +248,11 @@ def read_as(written: str, shouted: bool = False) -> str:
     return "u.s" if folded in _US_FORMS else folded
 
 
+def _past_ten(stated: list[Figure]) -> bool:
+    """A figure read as more than ten ("fifty-five", "twelve")."""
+    return any(float(r.value) > 10 for f in stated for r in f.readings)
+
+
 def analyse(text: str, passages: int | None = None) -> Tokens:
     """The words, stems, figures and names of ``text``; citation markers ("[1]", "[Source 2]")
     are masked first: they point at a source and are no figure the context must hold. With
@@ -245,8 +268,9 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         word = read_as(span.text, shouted)  # "US" the country, not the pronoun "us"
         word = UNITS.get(word, word)
         # a word only: the answer's own numbering ("step 4", "steps 7 and 8"), "one" naming
-        # a person ("one must...", "no one") or a count of what is already named ("the two
-        # brothers"), no count the context must hold
+        # a person ("one must...", "no one"), a count of what is already named ("the two
+        # brothers") or the top of a rating's scale ("3.5 out of 5"), no count the context
+        # must hold
         plain = False
         if word in CALENDAR and span.text[:1].isupper():
             word = CALENDAR[word]  # "Aug" is "August"
@@ -257,7 +281,9 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
             plain = True
         elif word == "one" and _pronoun(spans, i):  # noqa: SIM114 (two rules, two comments)
             plain = True
-        elif word in _SMALL_COUNTS and _anaphoric_count(spans, i):
+        elif (word in _SMALL_COUNTS and _anaphoric_count(spans, i)) or (
+            word in _RATING_SCALES and _rates_out_of(out.words, i)  # "3.5 out of 5"
+        ):
             plain = True
         out.words.append(word)
         out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
@@ -277,8 +303,11 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         if read is None and word in ARTICLES:
             read = _article_figure(masked, spans, i, out.words[max(0, i - 2) : i])
         # a sentence's first word in letters is a word ("One of the...", "Three reviews..."),
-        # unless a scale or unit follows it ("Four million people...")
-        if read is not None and (_HAS_DIGIT.search(word) or i > 0 or read[1] > i):
+        # unless a scale or unit follows it ("Four million people...") or it counts past ten
+        # ("Fifty-five are Americans": a count a writer spells out because it opens a sentence)
+        if read is not None and (
+            _HAS_DIGIT.search(word) or i > 0 or read[1] > i or _past_ten(read[0])
+        ):
             stated, taken = read
             hedge = _hedge(out.words[max(0, i - 2) : i])
             for figure in stated:
