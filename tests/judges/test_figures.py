@@ -28,6 +28,20 @@ def readings(text: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
     ]
 
 
+def kept_and_flagged(context: list[str], query: str, task: str, kept: str, wrong: str, said: str):
+    """``kept`` has no figure flagged against ``context``; ``wrong`` is notGrounded, its first
+    sentence's reason naming ``said`` (the heuristic judge, in ``task``)."""
+    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
+
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    asked = query if task == "QnA" else None
+    right = checker.check(context, kept, query=asked, task=task)
+    assert not any("figure" in s.reason for s in right.sentences), right.sentences
+    flagged = checker.check(context, wrong, query=asked, task=task)
+    assert flagged.verdict is Verdict.NOT_GROUNDED
+    assert said in flagged.sentences[0].reason
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -183,7 +197,6 @@ def test_a_number_alone_on_its_line_is_an_item_and_an_enumerator_a_marker() -> N
 def test_the_two_of_them_counts_what_is_named_and_is_no_figure(task) -> None:
     """ "the two brothers", "their three sons": a count of people the context already names is
     no figure it must give; "two brothers" without it is a count, and a wrong one is caught."""
-    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
     from ground_integrations.judges._tokens import analyse
 
     assert analyse("Sally is torn between the two brothers.").figures == []
@@ -191,13 +204,14 @@ def test_the_two_of_them_counts_what_is_named_and_is_no_figure(task) -> None:
     assert analyse("He has two brothers.").figures == ["2"]
     assert analyse("It won the two km race.").figures == ["2"]  # a unit: a figure
     context = ["Sally loves both Adam and Nick, who are brothers. Adam has three brothers in all."]
-    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
-    query = "Who does Sally love?" if task == "QnA" else None
-    torn = checker.check(context, "Sally is torn between the two brothers.", query=query, task=task)
-    assert not any("figure" in s.reason for s in torn.sentences), torn.sentences
-    wrong = checker.check(context, "Adam has two brothers in all.", query=query, task=task)
-    assert wrong.verdict is Verdict.NOT_GROUNDED
-    assert "figure two does not appear in the context (it gives three)" in wrong.sentences[0].reason
+    kept_and_flagged(
+        context,
+        "Who does Sally love?",
+        task,
+        "Sally is torn between the two brothers.",
+        "Adam has two brothers in all.",
+        "figure two does not appear in the context (it gives three)",
+    )
 
 
 @pytest.mark.parametrize("task", ["QnA", "Summarization"])
@@ -205,7 +219,6 @@ def test_a_count_past_ten_spelled_out_at_a_sentence_start_is_a_figure(task) -> N
     """ "Fifty-five are Americans.": a writer spells a count out because it opens the sentence;
     it is the figure 55 all the same, so "55 Americans" is supported and "45 Americans" is not.
     "One of the..." and "Three reviews..." stay words."""
-    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
     from ground_integrations.judges._tokens import analyse
 
     assert analyse("Fifty-five are Americans, and 662 have yet to be traced.").figures == [
@@ -219,13 +232,14 @@ def test_a_count_past_ten_spelled_out_at_a_sentence_start_is_a_figure(task) -> N
         "Gusky has noted 1,821 names. About 40% are Australian, with most of the others "
         "identified as British. Fifty-five are Americans, and 662 have yet to be traced."
     ]
-    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
-    query = "Whose names are there?" if task == "QnA" else None
-    right = checker.check(context, "Gusky noted 55 Americans.", query=query, task=task)
-    assert not any("figure" in s.reason for s in right.sentences), right.sentences
-    wrong = checker.check(context, "Gusky noted 45 Americans.", query=query, task=task)
-    assert wrong.verdict is Verdict.NOT_GROUNDED
-    assert "figure 45 does not appear in the context" in wrong.sentences[0].reason
+    kept_and_flagged(
+        context,
+        "Whose names are there?",
+        task,
+        "Gusky noted 55 Americans.",
+        "Gusky noted 45 Americans.",
+        "figure 45 does not appear in the context",
+    )
 
 
 @pytest.mark.parametrize("task", ["QnA", "Summarization"])
@@ -234,24 +248,20 @@ def test_the_top_of_a_rating_scale_is_no_figure(task) -> None:
     scale, which a record of stars seldom writes. A wrong rating is still caught."""
     import json
 
-    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
     from ground_integrations.judges._tokens import analyse
 
     assert analyse("It has a rating of 3.5 out of 5 stars.").figures == ["3.5"]
     assert analyse("It has 4.4 stars out of 5.").figures == ["4.4"]
     assert analyse("Out of 5 options, two remain.").figures == ["5", "2"]  # no rating before
     record = json.dumps({"name": "Aksum Restaurant", "city": "Santa Barbara", "stars": 3.5})
-    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
-    query = "Write an overview of Aksum Restaurant." if task == "QnA" else None
-    right = checker.check(
-        [record], "Aksum Restaurant has 3.5 stars out of 5.", query=query, task=task
+    kept_and_flagged(
+        [record],
+        "Write an overview of Aksum Restaurant.",
+        task,
+        "Aksum Restaurant has 3.5 stars out of 5.",
+        "Aksum Restaurant has 4.5 stars out of 5.",
+        "figure 4.5 does not appear in the context",
     )
-    assert not any("figure" in s.reason for s in right.sentences), right.sentences
-    wrong = checker.check(
-        [record], "Aksum Restaurant has 4.5 stars out of 5.", query=query, task=task
-    )
-    assert wrong.verdict is Verdict.NOT_GROUNDED
-    assert "figure 4.5 does not appear in the context" in wrong.sentences[0].reason
 
 
 @pytest.mark.parametrize("task", ["QnA", "Summarization"])
@@ -260,7 +270,6 @@ def test_a_list_of_records_states_how_many_it_holds(task) -> None:
     "based on two reviews" is the wrong count."""
     import json
 
-    from ground_integrations import GroundednessChecker, HeuristicJudge, Verdict
     from ground_integrations.judges._records import record_units
 
     reviews = [
@@ -272,13 +281,14 @@ def test_a_list_of_records_states_how_many_it_holds(task) -> None:
     units = [u.text for u in record_units(record)]
     assert "Reviews: 3 in all" in units
     assert not any(u.startswith("Tags: 2") for u in units)  # a list of words is no list of records
-    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
-    query = "Write an overview of Aksum Restaurant." if task == "QnA" else None
-    right = checker.check([record], "Aksum Restaurant has three reviews.", query=query, task=task)
-    assert not any("figure" in s.reason for s in right.sentences), right.sentences
-    wrong = checker.check([record], "Aksum Restaurant has six reviews.", query=query, task=task)
-    assert wrong.verdict is Verdict.NOT_GROUNDED
-    assert "figure six does not appear in the context" in wrong.sentences[0].reason
+    kept_and_flagged(
+        [record],
+        "Write an overview of Aksum Restaurant.",
+        task,
+        "Aksum Restaurant has three reviews.",
+        "Aksum Restaurant has six reviews.",
+        "figure six does not appear in the context",
+    )
 
 
 def test_a_count_of_people_already_named_reads_past_adverbs_and_verbs() -> None:
