@@ -590,6 +590,7 @@ def test_a_courtesy_is_no_claim(task) -> None:
         "I hope this helps!",
         "Let me know if you have any other questions.",
         "Sure, I can help you with that!",
+        "Sure, I'll do my best to help you!",
     ):
         said = verdict(checker, MAUNA_KEA, f"{body} {courtesy}", query, task)
         assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
@@ -610,6 +611,11 @@ def test_a_courtesy_is_no_claim(task) -> None:
         "Unable to answer how old it is based on the given passages.",
         "None of the passages mention its age.",
         "I cannot determine its age from the passages.",
+        "However, it's worth noting that the given passages do not say when it last erupted.",
+        "Based on the given passages, I am unable to provide its age.",
+        "There is no additional information about its age in the passages.",
+        "If the passages do not provide its age, it cannot be given.",
+        "Unknown (no passage mentions its age).",
     ],
 )
 def test_a_note_on_what_the_passages_do_not_cover_is_no_claim(judge, task, note) -> None:
@@ -619,6 +625,47 @@ def test_a_note_on_what_the_passages_do_not_cover_is_no_claim(judge, task, note)
     framing_is_not_checked(
         judge, task, note, "Nothing to check: it says what the passages do not cover"
     )
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Passage 3 provides the necessary information to answer the question.",
+        "The passages provide enough information to answer the question.",
+        "The second passage repeats the same information.",
+        "Therefore, the answer to the question is based on the information provided in the passages.",
+        "Based on the provided passages, there is no additional information needed to answer the question.",
+    ],
+)
+def test_a_sentence_about_the_passages_themselves_is_no_claim(judge, task, note) -> None:
+    """ "Passage 3 provides the necessary information to answer the question." speaks of the
+    passages and the question, not of the subject: nothing in it can be checked against them."""
+    framing_is_not_checked(
+        judge,
+        task,
+        note,
+        "Nothing to check: it speaks of the passages or the question, not the subject",
+    )
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The answer to the question is no.",
+        "The answer is 5,000 m.",
+        "Passage 3 provides the height of the volcano.",
+        "The question was asked by a geologist in 1964.",
+    ],
+)
+def test_a_sentence_that_names_the_passages_and_states_something_is_checked(task, answer) -> None:
+    """Naming the passages or the question does not make a sentence framing: a verdict, a figure
+    or any word about the subject is still read."""
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    said = verdict(checker, MAUNA_KEA, answer, "How high is Mauna Kea?", task)
+    assert "passages or the question" not in said.sentences[0].reason
 
 
 def framing_is_not_checked(judge: str, task: str, framing: str, reason: str) -> None:

@@ -104,6 +104,17 @@ def found(context: str, sentence: str) -> list[tuple[str, str, str]]:
             ("negation", "cannot be renewed"),
         ),
         (
+            # a verb with no content of its own: the negation falls on its object
+            "The region now gets most of its power from wind farms.",
+            "The region no longer gets most of its power from wind farms.",
+            ("negation", "no longer gets most of its power"),
+        ),
+        (
+            "Members get a free parking permit for the town centre.",
+            "Members don't get a free parking permit for the town centre.",
+            ("negation", "don't get a free"),
+        ),
+        (
             "The committee approved the new stadium plan in March.",
             "The committee didn't approve the new stadium plan.",
             ("negation", "didn't approve"),
@@ -279,6 +290,10 @@ def test_an_edit_of_one_fact_is_found(context, edit, expected) -> None:
             "The committee didn't approve the new stadium plan.",
         ),
         ("The shop no longer sells tobacco.", "The shop no longer sells tobacco products."),
+        (
+            "Since 2020 the region has got none of its power from coal.",
+            "The region no longer gets its power from coal.",
+        ),
         # "will" where the window also says it will
         (
             "Calcium can build up in the body, and it will cause damage.",

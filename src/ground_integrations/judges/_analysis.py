@@ -41,7 +41,7 @@ from ._figures import canonical_number as canonical_number
 from ._figures import figure_in_brackets as figure_in_brackets
 from ._figures import figures_of as figures_of
 from ._figures import unit_kinds as unit_kinds
-from ._framing import is_citation_only, is_coverage_note, is_question
+from ._framing import is_about_the_text, is_citation_only, is_coverage_note, is_question
 from ._framing import is_courtesy as is_courtesy
 from ._framing import is_lead_in as is_lead_in
 from ._framing import mask_attribution as mask_attribution
@@ -158,6 +158,9 @@ class SentenceFeatures:
     courtesy: bool = False
     #: the sentence says what the passages do not cover ("The passages do not mention X.")
     coverage_note: bool = False
+    #: the sentence speaks only of the passages and the question ("Passage 3 provides the
+    #: necessary information to answer the question.")
+    about_the_text: bool = False
     #: the sentence only names the passages it draws on ("(Ref: Passage 1)")
     citation: bool = False
 
@@ -540,7 +543,8 @@ def answer_features(
     """Features of every answer sentence. A question after the first sentence ("Would you like
     to know more?") asserts nothing and is not checked, nor is a lead-in followed by more text
     (:func:`._framing.is_lead_in`), a courtesy, a note on what the passages do not
-    cover (:func:`._framing.is_coverage_note`) or a sentence that only cites passages
+    cover (:func:`._framing.is_coverage_note`), a sentence that speaks only of the passages and
+    the question (:func:`._framing.is_about_the_text`) or a sentence that only cites passages
     (:func:`._framing.is_citation_only`); an answer that opens with a question is marked
     on its first sentence."""
     with reading_once():  # a window several sentences share is read once
@@ -571,6 +575,9 @@ def _answer_features(
             continue
         if is_citation_only(text):
             out.append(SentenceFeatures(checkable=False, citation=True))
+            continue
+        if is_about_the_text(text):
+            out.append(SentenceFeatures(checkable=False, about_the_text=True))
             continue
         feats = sentence_features(index, text, given, domain, width)
         if i == 0 and is_question(text):

@@ -1,15 +1,19 @@
 """What in an answer frames its claims instead of making them: an opening attribution ("Based on
 the given passages,"), a reference to a passage ("(Passage 2)"), a courtesy ("I hope this
 helps!"), a lead-in ending in a colon, a note on what the passages do not cover ("The passages
-do not mention side effects."), a sentence that only cites passages ("(Ref: Passage 1)") and a
-question.
+do not mention side effects."), a sentence that only speaks of the passages and the question
+("Passage 3 provides the necessary information to answer the question."), a sentence that only
+cites passages ("(Ref: Passage 1)") and a question.
 """
 
 from __future__ import annotations
 
 import re
 
+from ..text import STOPWORDS
+
 __all__ = [
+    "is_about_the_text",
     "is_citation_only",
     "is_courtesy",
     "is_coverage_note",
@@ -142,7 +146,8 @@ _COURTESY = re.compile(
     r"^\W*(?:(?:i\s+)?hope (?:this|that|it|my answer) (?:helps|is helpful|answers|clarifies)"
     r"|let me know if|(?:please\s+)?feel free to (?:ask|reach|let)|glad to help"
     r"|(?:sure|certainly|of course|absolutely|great question|good question)\b"
-    r"(?:[,!.]?\s*(?:i can help|i'd be happy|i would be happy|happy to help|here you go)|\W*$))",
+    r"(?:[,!.]?\s*(?:i can help|i'd be happy|i would be happy|happy to help|here you go|"
+    r"i(?:'ll|\u2019ll| will) (?:do my best|try)|let me help)|\W*$))",
     re.IGNORECASE,
 )
 
@@ -154,7 +159,8 @@ _COURTESY = re.compile(
 #: women feel nauseous, although the passages do not mention it" the claim comes first.
 _COVERAGE_NOTE = re.compile(
     r"^\W*(?:(?:however|unfortunately|note|please note|but|also|additionally|in addition|so|"
-    r"therefore|thus|that said|overall|again)\b[,:]?\s*(?:that\s+)?)?"
+    r"therefore|thus|that said|overall|again|if|since|as|because|unknown)\b[,:]?\s*(?:that\s+)?"
+    r"\(?)?"
     r"(?:(?:(?:the|these|this|those|given|provided|above|retrieved|supplied)\s+){0,3}"
     r"(?:passages?|contexts?|texts?|sources?|documents?|search results?|information)"
     r"(?:\s+\d+)?\s+"
@@ -164,15 +170,65 @@ _COVERAGE_NOTE = re.compile(
     r"|(?:i am |i'm )?(?:unable|not able) to (?:answer|provide|find|determine)\b"
     r"|i (?:cannot|can't|can not) (?:answer|provide|find|determine|give)\b"
     r"|(?:none of the|no) (?:passages?|sources?|documents?) (?:mentions?|provides?|says?|"
-    r"states?|specif(?:y|ies)|includes?|contains?|gives?|address(?:es)?|discuss(?:es)?)\b)",
+    r"states?|specif(?:y|ies)|includes?|contains?|gives?|address(?:es)?|discuss(?:es)?)\b"
+    r"|there (?:is|was|are|were) no (?:(?:additional|further|other|more|specific|detailed|"
+    r"explicit|direct|such)\s+)*(?:information|details?|mention)\b"
+    r"(?!\s+(?:is\s+|are\s+)?(?:needed|required|necessary)))",
     re.IGNORECASE,
 )
 
 
+#: The words a sentence about the retrieved text itself is made of, rather than about its
+#: subject: "Passage 3 provides the necessary information to answer the question.", "The
+#: passages provide enough information.", "The second passage repeats the same information.",
+#: "None mentioned in the passages."
+_TEXT_WORDS = frozenset(
+    """
+    passage passages context contexts information info text texts document documents excerpt
+    excerpts snippet snippets source sources question questions query answer answers response
+    provide provides provided providing give gives given contain contains include includes
+    mention mentions mentioned repeat repeats repeated restate restates same relevant necessary
+    enough sufficient needed need needs additional further more based above following first
+    second third fourth fifth last other previous both all also therefore thus so hence
+    overall however directly explicitly clearly found none no here my our this these those
+    """.split()
+)
+#: At least one of these names the text or the question it is about.
+_THE_TEXT = frozenset("passage passages context contexts information excerpt excerpts question".split())
+#: Words that make such a sentence a verdict on the question ("The answer is yes.").
+_VERDICT = frozenset("yes true false correct incorrect right wrong".split())
+
+
+def is_about_the_text(sentence: str) -> bool:
+    """``sentence`` speaks only of the passages and the question, not of the subject ("Passage 3
+    provides the necessary information to answer the question."): every word it holds, past
+    its function words, is one of :data:`_TEXT_WORDS`, one of them names the passages or the
+    question, and it holds no figure but a passage's number ("Passage 3"). "The answer is 42.",
+    "The answer is yes." and "The answer is no." state something."""
+    if re.search(r"\d", _REFERENCE.sub(_blank, sentence)):
+        return False
+    words = [w for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", sentence.lower())]
+    if not words or words[-1] in ("no", "none", "not"):
+        return False
+    content = {w for w in words if w not in STOPWORDS or w in _VERDICT}
+    return bool(content & _THE_TEXT) and content <= _TEXT_WORDS
+
+
 def is_coverage_note(sentence: str) -> bool:
     """``sentence`` says what the passages do not cover, or that they cannot answer the
-    question (:data:`_COVERAGE_NOTE`): about the context, not a claim to check against it."""
-    return bool(_COVERAGE_NOTE.match(sentence))
+    question (:data:`_COVERAGE_NOTE`): about the context, not a claim to check against it.
+    Openings that frame it are read past ("However, it's worth noting that the given passages
+    do not...", "Based on the given passages, I am unable to...")."""
+    start = 0
+    for _ in range(3):
+        rest = sentence[start:]
+        if _COVERAGE_NOTE.match(rest):
+            return True
+        m = _CONNECTIVE.match(rest) or _ATTRIBUTION.match(rest) or _SUMMING_UP.match(rest)
+        if not m or not m.end():
+            return False
+        start += m.end()
+    return bool(_COVERAGE_NOTE.match(sentence[start:]))
 
 
 def is_citation_only(sentence: str) -> bool:

@@ -162,17 +162,29 @@ def no_longer(toks: Sequence[Tok], n: int) -> bool:
     return toks[n].low == "longer" and n > 0 and toks[n - 1].low == "no" and toks[n].gap == " "
 
 
+#: Verbs with no content of their own, and what may stand between one and its object: the
+#: negation of "no longer *gets* most of its *power*" falls on the object.
+_LIGHT_VERBS = frozenset("get gets got make makes made take takes took give gives gave".split())
+_BEFORE_OBJECT = frozenset("most much many of its their his her our your my".split())
+
+
 def _negated_word(toks: Sequence[Tok], n: int) -> int | None:
     """The content word a negation at ``n`` negates: the first after it in its clause, past
-    auxiliaries ("not *completed*", "cannot be *taken*", "no *injuries*")."""
-    for k in range(n + 1, min(len(toks), n + 4)):
+    auxiliaries ("not *completed*", "cannot be *taken*", "no *injuries*"), or past a verb with
+    no content of its own to its object ("no longer gets most of its *power*")."""
+    light = False
+    for k in range(n + 1, min(len(toks), n + 7)):
         if CLAUSE_END.search(toks[k].gap) or toks[k].gap.strip() == ",":
             return None
         if toks[k].low in _NEGATING:
             return None  # "not only", "no, not": left to the rest
         if toks[k].key:
-            return k
-        if toks[k].low not in AUXILIARIES and toks[k].low not in ("to", "a", "an", "the", "any"):
+            return k if k < n + 4 or light else None
+        if toks[k].low in _LIGHT_VERBS and not light:
+            light = True
+        elif light and toks[k].low in _BEFORE_OBJECT:
+            continue
+        elif toks[k].low not in AUXILIARIES and toks[k].low not in ("to", "a", "an", "the", "any"):
             return None
     return None
 
