@@ -1186,6 +1186,10 @@ def test_the_summarised_text_as_a_speaker_is_framing() -> None:
         ("In the story, the writer notes how rain fell.", "In the story, rain fell."),
         ("The author reflects on the similarities of the two.", "the similarities of the two."),
         ("The article examines why the plant closed.", "why the plant closed."),
+        # the passages or a report named as the speaker, without a number
+        ("The passage suggests that the pressure rises.", "the pressure rises."),
+        ("However, the passages mention that it rains daily.", "it rains daily."),
+        ("This news report describes the aftermath of the quake.", "the aftermath of the quake."),
         # an opening that sums up
         ("Overall, the tavern is a popular spot.", "the tavern is a popular spot."),
         ("In summary, prices rose.", "prices rose."),
@@ -1196,6 +1200,7 @@ def test_the_summarised_text_as_a_speaker_is_framing() -> None:
         "They published the article in May.",
         "The report found 40% more cases.",
         "Overall growth was 5%.",
+        "The passage connects the two seas.",
     ):
         assert mask_attribution(sentence) == sentence
     # an answer that is nothing but the frame keeps its words

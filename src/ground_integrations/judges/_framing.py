@@ -123,12 +123,13 @@ _CONNECTIVE = re.compile(
     re.IGNORECASE,
 )
 #: The summarised text named as the one who says something ("The article highlights that",
-#: "The author also argues", "the story notes"): it frames the claim after it, as a passage
+#: "The author also argues", "the story notes", "the passages suggest that", "This news report
+#: describes"): it frames the claim after it, as a passage
 #: reference does. Only with a reporting verb: "the report found 40%" or "they published the
 #: report" name a thing the context must hold.
 _SOURCE_SAYS = re.compile(
-    r"\b(?:the|this)\s+(?:news\s+|original\s+)?(?:article|author|story|writer|piece|essay|"
-    r"text|blog\s+post|post)s?(?:'s?)?"
+    r"\b(?:the|this|these)\s+(?:news\s+|original\s+|given\s+|provided\s+)?(?:article|author|"
+    r"story|writer|piece|essay|text|blog\s+post|post|passage|excerpt|report|document)s?(?:'s?)?"
     r"\s+(?:(?:also|further|then|\w+ly)\s+)?(?:states?|stated|suggests?|suggested|mentions?|"
     r"mentioned|discusses|discussed|describes?|described|notes?|noted|explains?|explained|says|"
     r"said|indicates?|reports?|reported|highlights?|highlighted|emphasi[sz]es|emphasi[sz]ed|"
