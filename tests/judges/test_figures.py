@@ -303,3 +303,48 @@ def test_a_count_of_people_already_named_reads_past_adverbs_and_verbs() -> None:
     assert analyse("DJ Edu, one of the company's DJs, mixes well.").figures == []
     assert analyse("He has one son and two daughters.").figures == ["1", "2"]
     assert analyse("It won the two km race.").figures == ["2"]
+
+
+def test_a_figure_is_one_word_to_the_pairs_with_its_hedge_scale_and_unit() -> None:
+    """The word pairs and triples read a figure, its hedge, scale and unit as one "#": "has
+    roughly 4 million residents" is "has # residents", as the context's "has 4,012,550
+    residents" is; the figure check compares the figures. A hedge before a figure is part of
+    it, no content word the context must write."""
+    from ground_integrations.judges._tokens import figure_runs
+
+    said = analyse("The city has roughly 4 million residents.")
+    assert figure_runs(said) == ["the", "city", "has", "#", "residents"]
+    assert "roughli" not in said.stems and said.hedged
+    fewer = analyse("Fewer than 7,000 snow leopards are left.")
+    assert figure_runs(fewer)[:2] == ["#", "snow"] and "fewer" not in fewer.stems
+    assert figure_runs(analyse("It holds 40 litres and costs $5M."))[2:] == [
+        "#",
+        "and",
+        "costs",
+        "#",
+    ]
+    # a hedge word that hedges no figure is a word
+    assert "roughli" in analyse("The road is roughly paved.").stems
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_hedged_figure_is_read_as_a_figure_and_its_hedge_is_no_missing_word(task) -> None:
+    """ "roughly 4 million" where the context gives 4,012,550: the hedge is the figure check's,
+    and "roughly 5 million" is still the wrong figure."""
+    from ground_integrations import GroundednessChecker, HeuristicJudge
+
+    context = ["The city has 4,012,550 residents, according to the 2020 census."]
+    checker = GroundednessChecker(HeuristicJudge(), cache_size=0)
+    asked = "How many people live in the city?" if task == "QnA" else None
+    right = checker.check(
+        context, "The city has roughly 4 million residents.", query=asked, task=task
+    )
+    assert "roughly" not in right.sentences[0].reason, right.sentences[0].reason
+    kept_and_flagged(
+        context,
+        "How many people live in the city?",
+        task,
+        "The city has approximately 4 million residents.",
+        "The city has roughly 5 million residents.",
+        "5 million",
+    )

@@ -591,6 +591,7 @@ def test_a_courtesy_is_no_claim(task) -> None:
         "Let me know if you have any other questions.",
         "Sure, I can help you with that!",
         "Sure, I'll do my best to help you!",
+        "Good luck!",
     ):
         said = verdict(checker, MAUNA_KEA, f"{body} {courtesy}", query, task)
         assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]
@@ -616,6 +617,8 @@ def test_a_courtesy_is_no_claim(task) -> None:
         "There is no additional information about its age in the passages.",
         "If the passages do not provide its age, it cannot be given.",
         "Unknown (no passage mentions its age).",
+        "However, without further information about its history, it is difficult to say more.",
+        "If the question is asking about its age, I would be unable to answer based on the passages.",
     ],
 )
 def test_a_note_on_what_the_passages_do_not_cover_is_no_claim(judge, task, note) -> None:
@@ -637,6 +640,7 @@ def test_a_note_on_what_the_passages_do_not_cover_is_no_claim(judge, task, note)
         "The second passage repeats the same information.",
         "Therefore, the answer to the question is based on the information provided in the passages.",
         "Based on the provided passages, there is no additional information needed to answer the question.",
+        'Therefore, the answer is not "Unable to answer based on given passages."',
     ],
 )
 def test_a_sentence_about_the_passages_themselves_is_no_claim(judge, task, note) -> None:
@@ -1169,6 +1173,7 @@ def test_a_passage_that_is_no_reference_is_still_a_word() -> None:
     ):
         assert mask_attribution(sentence) == sentence
     assert not is_courtesy("I hope to visit Paris.")
+    assert not is_courtesy("Good luck charms are sold at the shrine.")
     assert not is_courtesy("Certainly, the answer is 5.")
     masked = mask_attribution("Passage 2 suggests soaking a tea bag (Passage 3).")
     assert masked.split() == ["soaking", "a", "tea", "bag", "(", ")."]
@@ -1186,6 +1191,10 @@ def test_the_summarised_text_as_a_speaker_is_framing() -> None:
         ("In the story, the writer notes how rain fell.", "In the story, rain fell."),
         ("The author reflects on the similarities of the two.", "the similarities of the two."),
         ("The article examines why the plant closed.", "why the plant closed."),
+        # how the text was read: "we can see that", "it can be inferred that", "it seems that"
+        ("Based on the passages, we can see that prices rose.", "prices rose."),
+        ("However, it can be inferred that the gas builds up.", "the gas builds up."),
+        ("Therefore, it seems that fires help the pines.", "fires help the pines."),
         # the passages or a report named as the speaker, without a number
         ("The passage suggests that the pressure rises.", "the pressure rises."),
         ("However, the passages mention that it rains daily.", "it rains daily."),
@@ -1201,6 +1210,8 @@ def test_the_summarised_text_as_a_speaker_is_framing() -> None:
         "The report found 40% more cases.",
         "Overall growth was 5%.",
         "The passage connects the two seas.",
+        "We can see the summit from the town.",
+        "It seems strange to hikers.",
     ):
         assert mask_attribution(sentence) == sentence
     # an answer that is nothing but the frame keeps its words

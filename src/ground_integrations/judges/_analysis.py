@@ -46,7 +46,7 @@ from ._framing import is_courtesy as is_courtesy
 from ._framing import is_lead_in as is_lead_in
 from ._framing import mask_attribution as mask_attribution
 from ._hours import hours_conflicts, mask_hours
-from ._index import ContextIndex, index_context, plain_numbers
+from ._index import ContextIndex, index_context
 from ._index import ContextSentence as ContextSentence
 from ._initialisms import acronyms_in, spelt_out
 from ._lexicon import (
@@ -71,7 +71,7 @@ from ._structure import (
     reversed_comparison,
     unconfirmed,
 )
-from ._tokens import Tokens, analyse, read_as
+from ._tokens import Tokens, analyse, figure_runs, read_as
 from ._window import Window as Window
 from ._window import best_window as best_window
 
@@ -271,15 +271,17 @@ def sentence_features(
         feats.checkable = False
         return feats
     v["first_person"] = sum(w in FIRST_PERSON for w in tokens.words) / len(tokens.words)
-    words = tokens.words
-    plain = plain_numbers(words)  # "2 platinum" is "two platinum" to the pairs and triples
+    # each figure with its hedge, scale and unit is one "#" to the pairs and triples: "has
+    # about 4 million residents" reads as the context's "has 4,012,550 residents" does, and
+    # the figure check compares the figures
+    words = figure_runs(tokens)
     covered = [False] * len(words)
     for k in range(len(words) - 2):
-        if (plain[k], plain[k + 1], plain[k + 2]) in index.triples:
+        if (words[k], words[k + 1], words[k + 2]) in index.triples:
             covered[k] = covered[k + 1] = covered[k + 2] = True
     v["novel_trigrams"] = 1.0 - sum(covered) / len(words)
     pairs = [
-        (plain[k], plain[k + 1])
+        (words[k], words[k + 1])
         for k in range(len(words) - 1)
         if not (words[k] in STOPWORDS and words[k + 1] in STOPWORDS)
     ]

@@ -105,7 +105,8 @@ _SUMMING_UP = re.compile(
 )
 #: An opening that links the sentence to the one before it or flags it for attention
 #: ("Additionally,", "On the other hand,", "It is important to note that", "Please note that",
-#: "Note:"): it orders the answer, and states nothing. Only as the opening, and only in these
+#: "Note:"), or says how the text was read ("we can see that", "it can be inferred that", "it
+#: seems that"): it orders the answer, and states nothing. Only as the opening, and only in these
 #: forms: "it is important to consult a doctor" is advice to check, and "the next day" a fact.
 _CONNECTIVE = re.compile(
     r"^\W*(?:(?:additionally|in addition|furthermore|moreover|besides|also|however|"
@@ -119,7 +120,13 @@ _CONNECTIVE = re.compile(
     r"interesting|useful|helpful)\s+(?:to\s+(?:note|mention|remember|point out|"
     r"keep in mind|bear in mind)|noting|mentioning|remembering)"
     r"|(?:please\s+)?(?:also\s+)?(?:note|keep in mind|bear in mind|remember)"
-    r"|(?:as\s+)?(?:a\s+)?(?:side\s+)?note)\s*(?:that\b|:|,)\s*)",
+    r"|(?:as\s+)?(?:a\s+)?(?:side\s+)?note"
+    # the reader's or writer's reading of the text: "we can see that", "it can be inferred that"
+    r"|(?:we|one|you|i)\s+(?:can|could|may)\s+(?:also\s+)?(?:see|understand|infer|conclude|tell|"
+    r"say|gather|deduce)"
+    r"|it\s+(?:can|could|may)\s+(?:also\s+)?be\s+(?:inferred|concluded|seen|understood|deduced|"
+    r"gathered)"
+    r"|it\s+(?:seems|appears))\s*(?:that\b|:|,)\s*)",
     re.IGNORECASE,
 )
 #: The summarised text named as the one who says something ("The article highlights that",
@@ -146,6 +153,7 @@ _SOURCE_SAYS = re.compile(
 _COURTESY = re.compile(
     r"^\W*(?:(?:i\s+)?hope (?:this|that|it|my answer) (?:helps|is helpful|answers|clarifies)"
     r"|let me know if|(?:please\s+)?feel free to (?:ask|reach|let)|glad to help"
+    r"|(?:good|best of) luck(?:\s+with\s+[^.!?]*)?[.!\s]*$"
     r"|(?:sure|certainly|of course|absolutely|great question|good question)\b"
     r"(?:[,!.]?\s*(?:i can help|i'd be happy|i would be happy|happy to help|here you go|"
     r"i(?:'ll|\u2019ll| will) (?:do my best|try)|let me help)|\W*$))",
@@ -169,6 +177,9 @@ _COVERAGE_NOTE = re.compile(
     r"(?:provide|mention|include|contain|specify|offer|give|say|state|address|discuss|cover|"
     r"describe|explain|detail|indicate|list|have|talk about|tell|go into|mention any)\b"
     r"|(?:i am |i'm )?(?:unable|not able) to (?:answer|provide|find|determine)\b"
+    r"|without (?:more|further|additional|specific|other) (?:information|details|context)\b"
+    r"[^.;]*\b(?:difficult|hard|impossible|unable|cannot|can't)\b"
+    r"|if the question (?:is asking|asks) about [^.;]*\b(?:unable|cannot|can't) (?:to )?answer\b"
     r"|i (?:cannot|can't|can not) (?:answer|provide|find|determine|give)\b"
     r"|(?:none of the|no) (?:passages?|sources?|documents?) (?:mentions?|provides?|says?|"
     r"states?|specif(?:y|ies)|includes?|contains?|gives?|address(?:es)?|discuss(?:es)?)\b"
@@ -192,10 +203,13 @@ _TEXT_WORDS = frozenset(
     enough sufficient needed need needs additional further more based above following first
     second third fourth fifth last other previous both all also therefore thus so hence
     overall however directly explicitly clearly found none no here my our this these those
+    unable not
     """.split()
 )
 #: At least one of these names the text or the question it is about.
-_THE_TEXT = frozenset("passage passages context contexts information excerpt excerpts question".split())
+_THE_TEXT = frozenset(
+    "passage passages context contexts information excerpt excerpts question".split()
+)
 #: Words that make such a sentence a verdict on the question ("The answer is yes.").
 _VERDICT = frozenset("yes true false correct incorrect right wrong".split())
 

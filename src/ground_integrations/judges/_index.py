@@ -21,7 +21,7 @@ from ._initialisms import acronyms_in, initials_in
 from ._lexicon import NUMBER_WORDS
 from ._records import is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
-from ._tokens import analyse, quantities_of
+from ._tokens import analyse, figure_runs, quantities_of
 
 __all__ = ["ContextIndex", "ContextSentence", "index_context"]
 
@@ -174,6 +174,9 @@ def index_context(context: Sequence[str]) -> ContextIndex:
             w = plain_numbers(tokens.words)
             pairs.update(zip(w, w[1:]))
             triples.update(zip(w, w[1:], w[2:]))
+            f = figure_runs(tokens)  # and with each figure as one "#" (what answers compare)
+            pairs.update(zip(f, f[1:]))
+            triples.update(zip(f, f[1:], f[2:]))
     n = max(1, len(sentences))
     return ContextIndex(
         sentences=sentences,

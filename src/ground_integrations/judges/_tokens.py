@@ -67,6 +67,9 @@ class Tokens:
     #: "micrograms" in "10 micrograms") -> the unit: the figure check compares the unit, so a
     #: unit the context writes in other words ("18%") is no missing content word
     unit_words: dict[int, str] = field(default_factory=dict)
+    #: positions in :attr:`words` read as a figure with its hedge, scale and unit ("roughly 4
+    #: million", "40 litres"): one figure to the word pairs and triples (:func:`figure_runs`)
+    figure_words: set[int] = field(default_factory=set)
     #: the text before each word of :attr:`words` (its punctuation: "," in "garage, lot")
     gaps: list[str] = field(default_factory=list)
 
@@ -96,6 +99,34 @@ class Tokens:
     def figure_order(self) -> dict[str, int]:
         """Each of :attr:`figures` -> where it first occurs among them."""
         return {figure: i for i, figure in enumerate(dict.fromkeys(self.figures))}
+
+
+def figure_runs(tokens: Tokens) -> list[str]:
+    """:attr:`Tokens.words` with each figure, its hedge, scale and unit, as one ``"#"``: the
+    word pairs and triples compare the words around figures ("has about 4 million residents"
+    and "has 4,012,550 residents" are "has # residents"), and the figure check compares the
+    figures themselves."""
+    out: list[str] = []
+    for k, word in enumerate(tokens.words):
+        if k in tokens.figure_words:
+            if k - 1 not in tokens.figure_words:
+                out.append("#")
+        else:
+            out.append(word)
+    return out
+
+
+def _hedge_into_figure(out: Tokens, i: int) -> None:
+    """The hedge before the figure at ``i`` ("roughly", "less than") is part of the figure: the
+    figure check compares it, as it does a scale word, so it is no content word of its own
+    ("roughly 4 million" where the context writes 4,012,550)."""
+    k = i - 1
+    while k >= 0 and k >= i - 2 and (k == i - 1 or out.words[k + 1] == "than"):
+        word = out.words[k]
+        out.parts.add(k)
+        if word not in STOPWORDS and out.stems and out.stems[-1] == stem(word):
+            out.stems.pop()
+        k -= 1
 
 
 def _hedge(before: list[str]) -> str | None:
@@ -310,6 +341,10 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         ):
             stated, taken = read
             hedge = _hedge(out.words[max(0, i - 2) : i])
+            if hedge:
+                _hedge_into_figure(out, i)
+            out.figure_words.update(k for k in out.parts if k < i and k >= i - 2)
+            out.figure_words.update(range(i, taken + 1))
             for figure in stated:
                 out.stated.append(figure)
                 for reading in figure.readings:

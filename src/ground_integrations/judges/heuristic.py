@@ -298,7 +298,9 @@ class HeuristicJudge(Judge):
             elif feats.coverage_note:
                 reason = "nothing to check: it says what the passages do not cover"
             elif feats.about_the_text:
-                reason = "nothing to check: it speaks of the passages or the question, not the subject"
+                reason = (
+                    "nothing to check: it speaks of the passages or the question, not the subject"
+                )
             elif feats.citation:
                 reason = "nothing to check: it only names the passages it draws on"
             elif not feats.checkable:
