@@ -601,57 +601,57 @@ def test_a_courtesy_is_no_claim(task) -> None:
         assert wrong.verdict is Verdict.NOT_GROUNDED
 
 
+#: What a sentence about the passages says instead of a claim, and the reason it gets.
+COVERED = "Nothing to check: it says what the passages do not cover"
+ABOUT_THE_TEXT = "Nothing to check: it speaks of the passages or the question, not the subject"
+PASSAGE_NOTES = [
+    # what the passages do not cover
+    *(
+        (note, COVERED)
+        for note in (
+            "However, the passages do not provide its age.",
+            "The given passages don't mention when it last erupted.",
+            "Note that passage 2 does not say who first climbed it.",
+            "Unable to answer how old it is based on the given passages.",
+            "None of the passages mention its age.",
+            "I cannot determine its age from the passages.",
+            "However, it's worth noting that the given passages do not say when it last erupted.",
+            "Based on the given passages, I am unable to provide its age.",
+            "There is no additional information about its age in the passages.",
+            "If the passages do not provide its age, it cannot be given.",
+            "Unknown (no passage mentions its age).",
+            "However, without further information about its history, it is difficult to say more.",
+            "If the question is asking about its age, I would be unable to answer based on the "
+            "passages.",
+        )
+    ),
+    # the passages and the question themselves
+    *(
+        (note, ABOUT_THE_TEXT)
+        for note in (
+            "Passage 3 provides the necessary information to answer the question.",
+            "The passages provide enough information to answer the question.",
+            "The second passage repeats the same information.",
+            "Therefore, the answer to the question is based on the information provided in the "
+            "passages.",
+            "Based on the provided passages, there is no additional information needed to answer "
+            "the question.",
+            'Therefore, the answer is not "Unable to answer based on given passages."',
+        )
+    ),
+]
+
+
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
 @pytest.mark.parametrize("task", TASKS)
-@pytest.mark.parametrize(
-    "note",
-    [
-        "However, the passages do not provide its age.",
-        "The given passages don't mention when it last erupted.",
-        "Note that passage 2 does not say who first climbed it.",
-        "Unable to answer how old it is based on the given passages.",
-        "None of the passages mention its age.",
-        "I cannot determine its age from the passages.",
-        "However, it's worth noting that the given passages do not say when it last erupted.",
-        "Based on the given passages, I am unable to provide its age.",
-        "There is no additional information about its age in the passages.",
-        "If the passages do not provide its age, it cannot be given.",
-        "Unknown (no passage mentions its age).",
-        "However, without further information about its history, it is difficult to say more.",
-        "If the question is asking about its age, I would be unable to answer based on the passages.",
-    ],
-)
-def test_a_note_on_what_the_passages_do_not_cover_is_no_claim(judge, task, note) -> None:
+@pytest.mark.parametrize(("note", "reason"), PASSAGE_NOTES)
+def test_a_note_on_the_passages_is_no_claim(judge, task, note, reason) -> None:
     """ "The passages do not mention X" is about the context, not a claim about the subject: it
     is not checked (RAG answers write it often, and annotators leave it alone), and the claims
-    around it still are."""
-    framing_is_not_checked(
-        judge, task, note, "Nothing to check: it says what the passages do not cover"
-    )
-
-
-@pytest.mark.parametrize("judge", ["default", "heuristic"])
-@pytest.mark.parametrize("task", TASKS)
-@pytest.mark.parametrize(
-    "note",
-    [
-        "Passage 3 provides the necessary information to answer the question.",
-        "The passages provide enough information to answer the question.",
-        "The second passage repeats the same information.",
-        "Therefore, the answer to the question is based on the information provided in the passages.",
-        "Based on the provided passages, there is no additional information needed to answer the question.",
-        'Therefore, the answer is not "Unable to answer based on given passages."',
-    ],
-)
-def test_a_sentence_about_the_passages_themselves_is_no_claim(judge, task, note) -> None:
-    """ "Passage 3 provides the necessary information to answer the question." speaks of the
-    passages and the question, not of the subject: nothing in it can be checked against them."""
-    framing_is_not_checked(
-        judge,
-        task,
-        note,
-        "Nothing to check: it speaks of the passages or the question, not the subject",
-    )
+    around it still are. So is a sentence that speaks only of the passages and the question
+    ("Passage 3 provides the necessary information to answer the question."): nothing in it
+    can be checked against them."""
+    framing_is_not_checked(judge, task, note, reason)
 
 
 @pytest.mark.parametrize("task", TASKS)
