@@ -1672,3 +1672,31 @@ def test_one_fact_edits_and_rewordings(
         request.applymarker(pytest.mark.xfail(strict=True, reason=ONE_FACT_MISSES[case, task]))
     result = default_checker.check([context], answer, query if task == "QnA" else None, task=task)
     assert (result.verdict is Verdict.GROUNDED) is grounded, (result.verdict, result.score)
+
+
+@pytest.mark.parametrize("judge", ["default", "heuristic"])
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    "advice",
+    [
+        "It is recommended to consult a local expert before hiking to the summit.",
+        "If you have any further questions, consult a park ranger or a local guide expert.",
+        "It may be best to seek professional help before the climb.",
+    ],
+)
+def test_advice_to_consult_a_professional_is_no_claim(judge, task, advice) -> None:
+    """ "Consult a professional" sends the reader to someone else: advice the passages can
+    neither support nor contradict, which RAG answers often end with."""
+    framing_is_not_checked(
+        judge, task, advice, "Nothing to check: it sends the reader to someone else, not a claim"
+    )
+
+
+def test_advice_that_gives_a_reason_or_a_fact_is_checked() -> None:
+    """A reason given with the advice, or a sentence about a professional, is a claim."""
+    from ground_integrations.judges._framing import is_referral
+
+    assert not is_referral("Consult your doctor if you take warfarin, because it thins the blood.")
+    assert not is_referral("The doctor saw 40 patients on Monday.")
+    assert not is_referral("You should take 2 tablets daily.")
+    assert is_referral("Always consult your pharmacist before combining medicines.")

@@ -2,18 +2,12 @@
 hard checks.
 
 Shared by :class:`~.heuristic.HeuristicJudge` and :class:`~.cross_encoder.CrossEncoderJudge`
-(and the scripts that fit them). For each answer sentence it finds the best-supporting window
-of context (:mod:`._window`: up to three consecutive sentences of one passage, ranked by
-rarity-weighted word overlap over the context index of :mod:`._index`) and measures what the
-sentence says that the context does not (see :data:`FEATURE_NAMES`), with the hard checks that
-cap a sentence's score whatever a fitted model says (:func:`cap`): a figure the context
-contradicts (a figure is its number with its scale and unit, see :mod:`._figures` and
-:func:`._checks.figure_problems`), a word swapped for its opposite, and in the Medical domain a
-changed dose, unit, frequency or route, or a flipped negation. Text is read into
-:class:`~._tokens.Tokens` by :func:`~._tokens.analyse`; what frames a claim instead of making
-one (an attribution, a courtesy, a lead-in) is :mod:`._framing`'s.
-
-The names the parts define are re-exported here, where the judges and scripts import them from.
+(and the scripts that fit them): per answer sentence, the best-supporting window of context
+(:mod:`._window` over the index of :mod:`._index`), what the sentence says that the context
+does not (:data:`FEATURE_NAMES`), and the hard checks that cap its score whatever a fitted
+model says (:func:`cap`: a contradicted figure, a swapped opposite, in the Medical domain a
+changed dose, unit, frequency or route). Text is read by :func:`~._tokens.analyse`; what frames
+a claim instead of making one is :mod:`._framing`'s. The parts' names are re-exported here.
 """
 
 from __future__ import annotations
@@ -41,7 +35,13 @@ from ._figures import canonical_number as canonical_number
 from ._figures import figure_in_brackets as figure_in_brackets
 from ._figures import figures_of as figures_of
 from ._figures import unit_kinds as unit_kinds
-from ._framing import is_about_the_text, is_citation_only, is_coverage_note, is_question
+from ._framing import (
+    is_about_the_text,
+    is_citation_only,
+    is_coverage_note,
+    is_question,
+    is_referral,
+)
 from ._framing import is_courtesy as is_courtesy
 from ._framing import is_lead_in as is_lead_in
 from ._framing import mask_attribution as mask_attribution
@@ -158,9 +158,10 @@ class SentenceFeatures:
     courtesy: bool = False
     #: the sentence says what the passages do not cover ("The passages do not mention X.")
     coverage_note: bool = False
-    #: the sentence speaks only of the passages and the question ("Passage 3 provides the
-    #: necessary information to answer the question.")
+    #: the sentence speaks only of the passages and the question ("Passage 3 has the answer.")
     about_the_text: bool = False
+    #: the sentence only sends the reader to a professional ("Consult your doctor.")
+    referral: bool = False
     #: the sentence only names the passages it draws on ("(Ref: Passage 1)")
     citation: bool = False
 
@@ -542,13 +543,10 @@ def answer_features(
     domain: Domain,
     width: int = 3,
 ) -> list[SentenceFeatures]:
-    """Features of every answer sentence. A question after the first sentence ("Would you like
-    to know more?") asserts nothing and is not checked, nor is a lead-in followed by more text
-    (:func:`._framing.is_lead_in`), a courtesy, a note on what the passages do not
-    cover (:func:`._framing.is_coverage_note`), a sentence that speaks only of the passages and
-    the question (:func:`._framing.is_about_the_text`) or a sentence that only cites passages
-    (:func:`._framing.is_citation_only`); an answer that opens with a question is marked
-    on its first sentence."""
+    """Features of every answer sentence. What frames the answer instead of claiming is not
+    checked (:mod:`._framing`): a question after the first sentence, a lead-in followed by
+    more text, a courtesy, a coverage note, a sentence about the passages, a referral, a
+    citation; an answer that opens with a question is marked on its first sentence."""
     with reading_once():  # a window several sentences share is read once
         return _answer_features(index, sentences, given, domain, width)
 
@@ -580,6 +578,9 @@ def _answer_features(
             continue
         if is_about_the_text(text):
             out.append(SentenceFeatures(checkable=False, about_the_text=True))
+            continue
+        if is_referral(text):
+            out.append(SentenceFeatures(checkable=False, referral=True))
             continue
         feats = sentence_features(index, text, given, domain, width)
         if i == 0 and is_question(text):

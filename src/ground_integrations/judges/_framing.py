@@ -19,6 +19,7 @@ __all__ = [
     "is_coverage_note",
     "is_lead_in",
     "is_question",
+    "is_referral",
     "mask_attribution",
 ]
 
@@ -148,6 +149,38 @@ _SOURCE_SAYS = re.compile(
     r"\b(?:\s+(?:that|how)\b)?",
     re.IGNORECASE,
 )
+#: A sentence that only sends the reader to someone else ("It is recommended to consult a
+#: healthcare professional.", "If the problem persists, it may be best to consult a professional
+#: locksmith."): advice that states nothing about the subject, however the passages read.
+_REFERRAL = re.compile(
+    r"^\W*(?:(?:however|therefore|thus|so|also|additionally|finally|always|please)\b,?\s*)?"
+    r"(?:(?:if|when|before|for)\b[^,.;]*,\s*)?"
+    r"(?:(?:it\s+is|it's|it\u2019s|it\s+may\s+be|it\s+might\s+be|it\s+would\s+be)\s+(?:always\s+)?"
+    r"(?:recommended|advisable|advised|best|wise|important|necessary|essential|a\s+good\s+idea)\s+"
+    r"to\s+|(?:you\s+)?(?:should|may\s+want\s+to|might\s+want\s+to|can|must)\s+(?:always\s+)?"
+    r"|always\s+|please\s+)?"
+    r"(?:consult|seek|contact|see|ask|talk\s+to|speak\s+(?:to|with)|check\s+with|reach\s+out\s+to)\b"
+    r"[^.;]*?\b(?:professionals?|doctors?|physicians?|pharmacists?|veterinarians?|vets?|dentists?|"
+    r"dietitians?|nutritionists?|(?:healthcare|health\s+care|medical)\s+(?:provider|professional|"
+    r"advice|attention|help)s?|specialists?|experts?|locksmiths?|carpenters?|plumbers?|"
+    r"electricians?|mechanics?|lawyers?|attorneys?|accountants?|technicians?|professional\s+help)\b"
+    r"[^.;]*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+#: A reason given with the advice is a claim to check ("because clove tea thins the blood").
+_GIVES_A_REASON = re.compile(
+    r"\b(?:because|since|due\s+to|as\s+(?:it|they|this)|which|so\s+that)\b", re.I
+)
+
+
+def is_referral(sentence: str) -> bool:
+    """``sentence`` only sends the reader to a professional (:data:`_REFERRAL`): advice, not a
+    claim about the subject the passages can support or contradict."""
+    return bool(_REFERRAL.match(sentence)) and not _GIVES_A_REASON.search(sentence)
+
+
 #: A sentence that is a courtesy and claims nothing ("I hope this helps!", "Let me know if you
 #: have any other questions.", "Sure, I can help you with that!").
 _COURTESY = re.compile(

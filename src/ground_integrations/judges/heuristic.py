@@ -301,6 +301,8 @@ class HeuristicJudge(Judge):
                 reason = (
                     "nothing to check: it speaks of the passages or the question, not the subject"
                 )
+            elif feats.referral:
+                reason = "nothing to check: it sends the reader to someone else, not a claim"
             elif feats.citation:
                 reason = "nothing to check: it only names the passages it draws on"
             elif not feats.checkable:
