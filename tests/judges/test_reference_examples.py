@@ -601,10 +601,11 @@ def test_a_courtesy_is_no_claim(task) -> None:
         assert wrong.verdict is Verdict.NOT_GROUNDED
 
 
-#: What a sentence about the passages says instead of a claim, and the reason it gets.
+#: Sentences that frame an answer instead of making a claim, and the reason each gets.
 COVERED = "Nothing to check: it says what the passages do not cover"
 ABOUT_THE_TEXT = "Nothing to check: it speaks of the passages or the question, not the subject"
-PASSAGE_NOTES = [
+REFERRAL = "Nothing to check: it sends the reader to someone else, not a claim"
+FRAMINGS = [
     # what the passages do not cover
     *(
         (note, COVERED)
@@ -639,18 +640,28 @@ PASSAGE_NOTES = [
             'Therefore, the answer is not "Unable to answer based on given passages."',
         )
     ),
+    # advice that only sends the reader to someone else
+    *(
+        (note, REFERRAL)
+        for note in (
+            "It is recommended to consult a local expert before hiking to the summit.",
+            "If you have any further questions, consult a park ranger or a local guide expert.",
+            "It may be best to seek professional help before the climb.",
+        )
+    ),
 ]
 
 
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
 @pytest.mark.parametrize("task", TASKS)
-@pytest.mark.parametrize(("note", "reason"), PASSAGE_NOTES)
-def test_a_note_on_the_passages_is_no_claim(judge, task, note, reason) -> None:
+@pytest.mark.parametrize(("note", "reason"), FRAMINGS)
+def test_a_note_on_the_passages_or_a_referral_is_no_claim(judge, task, note, reason) -> None:
     """ "The passages do not mention X" is about the context, not a claim about the subject: it
     is not checked (RAG answers write it often, and annotators leave it alone), and the claims
     around it still are. So is a sentence that speaks only of the passages and the question
-    ("Passage 3 provides the necessary information to answer the question."): nothing in it
-    can be checked against them."""
+    ("Passage 3 provides the necessary information to answer the question."), and advice that
+    only sends the reader to a professional ("Consult your doctor."): nothing in them can be
+    checked against the passages."""
     framing_is_not_checked(judge, task, note, reason)
 
 
@@ -1672,24 +1683,6 @@ def test_one_fact_edits_and_rewordings(
         request.applymarker(pytest.mark.xfail(strict=True, reason=ONE_FACT_MISSES[case, task]))
     result = default_checker.check([context], answer, query if task == "QnA" else None, task=task)
     assert (result.verdict is Verdict.GROUNDED) is grounded, (result.verdict, result.score)
-
-
-@pytest.mark.parametrize("judge", ["default", "heuristic"])
-@pytest.mark.parametrize("task", TASKS)
-@pytest.mark.parametrize(
-    "advice",
-    [
-        "It is recommended to consult a local expert before hiking to the summit.",
-        "If you have any further questions, consult a park ranger or a local guide expert.",
-        "It may be best to seek professional help before the climb.",
-    ],
-)
-def test_advice_to_consult_a_professional_is_no_claim(judge, task, advice) -> None:
-    """ "Consult a professional" sends the reader to someone else: advice the passages can
-    neither support nor contradict, which RAG answers often end with."""
-    framing_is_not_checked(
-        judge, task, advice, "Nothing to check: it sends the reader to someone else, not a claim"
-    )
 
 
 def test_advice_that_gives_a_reason_or_a_fact_is_checked() -> None:
