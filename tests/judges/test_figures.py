@@ -197,8 +197,6 @@ def test_a_number_alone_on_its_line_is_an_item_and_an_enumerator_a_marker() -> N
 def test_the_two_of_them_counts_what_is_named_and_is_no_figure(task) -> None:
     """ "the two brothers", "their three sons": a count of people the context already names is
     no figure it must give; "two brothers" without it is a count, and a wrong one is caught."""
-    from ground_integrations.judges._tokens import analyse
-
     assert analyse("Sally is torn between the two brothers.").figures == []
     assert analyse("Their three sons were born in 1990.").figures == ["1990"]
     assert analyse("He has two brothers.").figures == ["2"]
@@ -219,8 +217,6 @@ def test_a_count_past_ten_spelled_out_at_a_sentence_start_is_a_figure(task) -> N
     """ "Fifty-five are Americans.": a writer spells a count out because it opens the sentence;
     it is the figure 55 all the same, so "55 Americans" is supported and "45 Americans" is not.
     "One of the..." and "Three reviews..." stay words."""
-    from ground_integrations.judges._tokens import analyse
-
     assert analyse("Fifty-five are Americans, and 662 have yet to be traced.").figures == [
         "55",
         "662",
@@ -247,8 +243,6 @@ def test_the_top_of_a_rating_scale_is_no_figure(task) -> None:
     """ "3.5 out of 5 stars": the rating is the figure the record must give; the 5 tops the
     scale, which a record of stars seldom writes. A wrong rating is still caught."""
     import json
-
-    from ground_integrations.judges._tokens import analyse
 
     assert analyse("It has a rating of 3.5 out of 5 stars.").figures == ["3.5"]
     assert analyse("It has 4.4 stars out of 5.").figures == ["4.4"]
@@ -294,8 +288,6 @@ def test_a_list_of_records_states_how_many_it_holds(task) -> None:
 def test_a_count_of_people_already_named_reads_past_adverbs_and_verbs() -> None:
     """ "all three edges", "the two recently met", "the two socially conscious companies",
     "one of its DJs": counts and a partitive "one" that point at what the text names."""
-    from ground_integrations.judges._tokens import analyse
-
     assert analyse("Line up all three edges.").figures == []
     assert analyse("The two recently went on a double date.").figures == []
     assert analyse("The two socially conscious companies will announce it.").figures == []
