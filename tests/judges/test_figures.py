@@ -80,6 +80,10 @@ def kept_and_flagged(context: list[str], query: str, task: str, kept: str, wrong
         ("5 lbs", [("5 lbs", [("5", "lb")])]),
         ("3 weeks", [("3 weeks", [("3", "week")])]),
         ("a 5-year-old", [("5-year-old", [("5", "year")])]),
+        # a number in letters joined to its unit, and a figure joined to a hedge
+        ("a nine-month", [("nine-month", [("9", "month")])]),
+        ("a twenty-five-year-old", [("twenty-five-year-old", [("25", "year")])]),
+        ("the 1,500-plus", [("1,500-plus", [("1500", None)])]),
         ("40 °C", [("40 °C", [("40", "c")])]),
         ("104°F", [("104°F", [("104", "f")])]),
         ("40 degrees Celsius", [("40 degrees Celsius", [("40", "c")])]),
@@ -105,7 +109,8 @@ def test_a_figure_is_read_with_its_scale_and_unit(text, expected) -> None:
         "covid-19",  # part of a name
         "5G",  # a network, not grams
         "10am",  # a time
-        "a nine-month",  # a number in letters joined to a word stays a word
+        "a one-sided",  # a number in letters joined to a word that is no unit stays a word
+        "a two-thirds",
     ],
 )
 def test_a_word_with_a_digit_is_no_figure_unless_a_unit_or_scale_is_written_on(text) -> None:
@@ -213,6 +218,88 @@ def test_the_two_of_them_counts_what_is_named_and_is_no_figure(task) -> None:
 
 
 @pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_count_of_the_kinds_an_answer_lists_is_no_figure(task) -> None:
+    """ "two types of amino acids - essential and non-essential", "two ways: A and B": the list
+    that follows states the count; without a list, "two types" is a figure to check."""
+    assert (
+        analyse("There are two types of amino acids - essential and non-essential.").figures == []
+    )
+    assert analyse("It can be viewed in two ways: as a means and as an end.").figures == []
+    assert analyse("There are 3 main kinds: red, green and blue.").figures == []
+    assert analyse("There are two types of amino acids in the body.").figures == ["2"]
+    assert analyse("It has two types. Red is first: the other is blue.").figures == ["2"]
+    context = [
+        "Essential amino acids cannot be made by the body. Nonessential amino acids can be "
+        "made by the body. Leucine is one of the nine essential amino acids."
+    ]
+    kept_and_flagged(
+        context,
+        "What kinds of amino acids are there?",
+        task,
+        "Amino acids come in two types: essential amino acids and nonessential amino acids.",
+        "Leucine is one of the eight essential amino acids.",
+        "figure eight does not appear in the context (it gives nine)",
+    )
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_an_anniversary_states_its_years(task) -> None:
+    """ "2015 being the 40th anniversary of the outbreak of war" supports "a 40-year conflict"
+    (a faithful RAGTruth summary was flagged for it); "30 years" is still caught."""
+    context = [
+        "The conflict in Western Sahara gets little coverage despite 2015 being the 40th "
+        "anniversary of the outbreak of war there."
+    ]
+    kept_and_flagged(
+        context,
+        "How long has the conflict lasted?",
+        task,
+        "The conflict in Western Sahara has lasted 40 years.",
+        "The conflict in Western Sahara has lasted 30 years.",
+        "figure 30 years does not appear in the context",
+    )
+
+
+def test_the_numbers_of_a_list_run_into_a_sentence_are_its_own_numbering() -> None:
+    """ "three ways: 1) visit ..., 2) go ..., or 3) fill ...": the item numbers are no figures
+    (a faithful RAGTruth answer was flagged for "3"); a figure before a unit, a number in
+    brackets opened before it and a count in the items stay figures."""
+    said = (
+        "You can do it in three ways: 1) visit the site, 2) go to an office, or 3) fill out a form."
+    )
+    assert analyse(said).figures == []
+    assert analyse("Options: 1) rest for 2 days, 2) ice.").figures == ["2"]
+    assert analyse("Take 40) mg daily.").figures == ["40"]
+    assert analyse("The dose (see note 2) is 40 mg.").figures == ["2", "40"]
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_number_in_letters_joined_to_its_unit_is_the_figure(task) -> None:
+    """ "the elaborate five-week production" gives "five weeks" (RAGTruth: "The project took
+    five weeks to produce." was flagged in a faithful summary); "1,500-plus" gives 1,500."""
+    context = [
+        "After the elaborate five-week production, Thorpe hopes his images will raise "
+        "questions. ISIS carried out the massacre of the 1,500-plus air force cadets."
+    ]
+    kept_and_flagged(
+        context,
+        "What did Thorpe do?",
+        task,
+        "Thorpe's production took five weeks.",
+        "Thorpe's production took six weeks.",
+        "figure six weeks does not appear in the context",
+    )
+    kept_and_flagged(
+        context,
+        "What did ISIS do?",
+        task,
+        "ISIS carried out the massacre of 1,500 air force cadets.",
+        "ISIS carried out the massacre of 2,500 air force cadets.",
+        "figure 2,500 does not appear in the context",
+    )
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
 def test_a_count_past_ten_spelled_out_at_a_sentence_start_is_a_figure(task) -> None:
     """ "Fifty-five are Americans.": a writer spells a count out because it opens the sentence;
     it is the figure 55 all the same, so "55 Americans" is supported and "45 Americans" is not.
@@ -283,6 +370,19 @@ def test_a_list_of_records_states_how_many_it_holds(task) -> None:
         "Aksum Restaurant has six reviews.",
         "figure six does not appear in the context",
     )
+
+
+def test_a_statement_of_a_record_points_at_its_whole_key_even_when_escaped() -> None:
+    """The count unit of a list and a leaf's fallback span cover the key as the JSON writes
+    it, quotes and escapes included, so evidence quotes the caller's text whole."""
+    import json
+
+    from ground_integrations.judges._records import record_units
+
+    key = 'user "tips"'
+    record = json.dumps({key: [{"text": "Go early."}, {"text": "Try the stew."}]})
+    (count,) = [u for u in record_units(record) if u.text.endswith("2 in all")]
+    assert record[count.start : count.end] == json.dumps(key)
 
 
 def test_a_count_of_people_already_named_reads_past_adverbs_and_verbs() -> None:

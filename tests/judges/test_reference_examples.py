@@ -364,6 +364,52 @@ def test_a_yes_or_no_written_as_a_word_is_a_yes_no_field(
 
 
 @pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("While there is no indoor seating, there are outdoor tables available.", True),
+        ("There is no indoor seating, but outdoor seating is available.", True),
+        ("There is no outdoor or indoor seating.", False),
+        ("Finch & Fork has no outdoor seating.", False),
+    ],
+)
+def test_a_field_is_named_by_its_words_in_one_phrase(default_checker, answer, grounded) -> None:
+    """ "no indoor seating, there are outdoor tables" does not deny outdoor seating: the field's
+    words stand in two clauses (a faithful RAGTruth answer was flagged for it)."""
+    record = json.dumps({"name": "Finch & Fork", "attributes": {"OutdoorSeating": True}})
+    request = default_checker.build_request([record], answer, None, task="Summarization")
+    _, _, feats = default_checker.judge.heuristic.analyse(request)
+    assert (feats[0].field_conflicts == []) is grounded, feats[0].field_conflicts
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Finch & Fork does not offer WiFi.", True),
+        ("Wi-Fi is not available at Finch & Fork.", True),
+        ("Finch & Fork offers takeout but no WiFi.", True),
+        ("Finch & Fork offers free WiFi.", False),
+    ],
+)
+def test_a_no_written_as_a_word_supports_the_denial_beside_fields_that_say_yes(
+    default_checker, answer, grounded
+) -> None:
+    """ "WiFi": "no" reads as "not offered, not available", as ``false`` does: beside fields
+    that say yes ("offered"), "does not offer WiFi" was read as a denial of what the record
+    offers (RAGTruth data-to-text answers flagged for it: "The establishment does not offer
+    WiFi.")."""
+    record = json.dumps(
+        {
+            "name": "Finch & Fork",
+            "attributes": {"WiFi": "no", "RestaurantsTakeOut": True, "OutdoorSeating": True},
+        }
+    )
+    result = default_checker.check([record], answer, task="Summarization")
+    assert (result.verdict is Verdict.GROUNDED) is grounded, [s.reason for s in result.sentences]
+    if not grounded:
+        assert result.ungrounded_details[0].kind is UngroundedKind.CONTRADICTED
+
+
+@pytest.mark.parametrize(
     "answer", ["Finch & Fork offers free WiFi.", "Finch & Fork offers free Wi-Fi and take-out."]
 )
 def test_a_yes_no_field_written_as_a_word_is_named_as_one_word(default_checker, answer) -> None:
@@ -592,6 +638,8 @@ def test_a_courtesy_is_no_claim(task) -> None:
         "Sure, I can help you with that!",
         "Sure, I'll do my best to help you!",
         "Good luck!",
+        "Tune in to find out.",
+        "Stay tuned!",
     ):
         said = verdict(checker, MAUNA_KEA, f"{body} {courtesy}", query, task)
         assert said.verdict is Verdict.GROUNDED, [s.reason for s in said.sentences]

@@ -13,7 +13,7 @@ a claim instead of making one is :mod:`._framing`'s. The parts' names are re-exp
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
@@ -543,12 +543,21 @@ def answer_features(
     domain: Domain,
     width: int = 3,
 ) -> list[SentenceFeatures]:
-    """Features of every answer sentence. What frames the answer instead of claiming is not
-    checked (:mod:`._framing`): a question after the first sentence, a lead-in followed by
-    more text, a courtesy, a coverage note, a sentence about the passages, a referral, a
-    citation; an answer that opens with a question is marked on its first sentence."""
+    """Features of every answer sentence. What frames the answer is not checked: a question
+    after the first sentence, a lead-in followed by more text, and :data:`_FRAMINGS`; an
+    answer that opens with a question is marked on its first sentence."""
     with reading_once():  # a window several sentences share is read once
         return _answer_features(index, sentences, given, domain, width)
+
+
+#: Sentences that frame an answer and claim nothing, with the mark each leaves, in order.
+_FRAMINGS: tuple[tuple[Callable[[str], bool], str], ...] = (
+    (is_courtesy, "courtesy"),
+    (is_coverage_note, "coverage_note"),
+    (is_citation_only, "citation"),
+    (is_about_the_text, "about_the_text"),
+    (is_referral, "referral"),
+)
 
 
 def _answer_features(
@@ -567,20 +576,11 @@ def _answer_features(
         if i < len(sentences) - 1 and is_lead_in(text):
             out.append(SentenceFeatures(checkable=False, lead_in=True))
             continue
-        if is_courtesy(text):
-            out.append(SentenceFeatures(checkable=False, courtesy=True))
-            continue
-        if is_coverage_note(text):
-            out.append(SentenceFeatures(checkable=False, coverage_note=True))
-            continue
-        if is_citation_only(text):
-            out.append(SentenceFeatures(checkable=False, citation=True))
-            continue
-        if is_about_the_text(text):
-            out.append(SentenceFeatures(checkable=False, about_the_text=True))
-            continue
-        if is_referral(text):
-            out.append(SentenceFeatures(checkable=False, referral=True))
+        mark = next((name for test, name in _FRAMINGS if test(text)), None)
+        if mark is not None:
+            framing = SentenceFeatures(checkable=False)
+            setattr(framing, mark, True)
+            out.append(framing)
             continue
         feats = sentence_features(index, text, given, domain, width)
         if i == 0 and is_question(text):

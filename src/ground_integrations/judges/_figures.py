@@ -134,6 +134,27 @@ _SIGN_AFTER = re.compile(r"\s?(%|℃|℉|[°º]\s?[CF](?![^\W\d_])|[°º])")
 _RANGE_END = re.compile(r"\s*(?:-|\u2013|to|and|or)\s*(?:[$€£¥₹]\s?)?\d+(?:[.,]\d+)*\s*([^\W\d_]+)")
 
 
+#: A word after a figure's hyphen that only hedges it ("1,500-plus", "40-odd"): read as the figure.
+_HEDGE_TAILS = frozenset({"plus", "odd"})
+
+
+def _glued(written: str) -> tuple[str, str] | None:
+    """A number with letters written on to it, as (canonical number, the first word of the
+    letters): "5M" -> ("5", "M"), "40-litre" -> ("40", "litre"), "five-week" -> ("5", "week"),
+    "twenty-five-year-old" -> ("25", "year"); ``None`` for any other word."""
+    if written[:1].isdigit():
+        glued = _GLUED.fullmatch(written)
+        head = canonical_number(glued[1]) if glued is not None else None
+        return None if glued is None or head is None else (head, glued[2])
+    parts = written.split("-")
+    for k in (2, 1):  # "twenty-five-year" is 25 years, not twenty "five-year"
+        if len(parts) > k and all(parts[: k + 1]):
+            number = figures_of(fold("-".join(parts[:k])), "-".join(parts[:k]))
+            if number and parts[k].isalpha():
+                return number[0], parts[k]
+    return None
+
+
 def _joined(text: str, end: int, start: int) -> bool:
     """Only white space lies between ``end`` and ``start``: the words belong together."""
     return not text[end:start].strip()
@@ -236,17 +257,16 @@ def read_figures(
     if len(numbers) > 1:  # a height, "5'3": feet and inches
         return [Figure(span.text, (Reading(n),), span.text) for n in numbers], i
     glued = None
-    if not numbers:  # letters written on to the number: "5M", "40-litre"
-        glued = _GLUED.fullmatch(span.text) if span.text[:1].isdigit() else None
-        head = canonical_number(glued[1]) if glued is not None else None
-        if glued is None or head is None:
+    if not numbers:  # letters written on to the number: "5M", "40-litre", "five-week"
+        glued = _glued(span.text)
+        if glued is None:
             return None
-        numbers = [head]
+        numbers = [glued[0]]
     money = _money_before(text, spans, i)
     options: _Options = [(0, None)]
-    if glued is not None:
-        found = _scale_of(glued[2], money is not None)
-        if found is None and (unit := _unit_of(glued[2])) is not None:
+    if glued is not None and fold(glued[1]) not in _HEDGE_TAILS:
+        found = _scale_of(glued[1], money is not None)
+        if found is None and (unit := _unit_of(glued[1])) is not None:
             found = [(0, unit)]
         if found is None:
             return None

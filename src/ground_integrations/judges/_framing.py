@@ -182,11 +182,13 @@ def is_referral(sentence: str) -> bool:
 
 
 #: A sentence that is a courtesy and claims nothing ("I hope this helps!", "Let me know if you
-#: have any other questions.", "Sure, I can help you with that!").
+#: have any other questions.", "Sure, I can help you with that!", "Tune in to find out.").
 _COURTESY = re.compile(
     r"^\W*(?:(?:i\s+)?hope (?:this|that|it|my answer) (?:helps|is helpful|answers|clarifies)"
     r"|let me know if|(?:please\s+)?feel free to (?:ask|reach|let)|glad to help"
     r"|(?:good|best of) luck(?:\s+with\s+[^.!?]*)?[.!\s]*$"
+    r"|(?:tune in|stay tuned|read on|keep reading)"  # a teaser: "Tune in to find out."
+    r"(?:\s+(?:to|and)\s+(?:find out|learn|see|discover)(?:\s+more)?|\s+for more)?[.!\s]*$"
     r"|(?:sure|certainly|of course|absolutely|great question|good question)\b"
     r"(?:[,!.]?\s*(?:i can help|i'd be happy|i would be happy|happy to help|here you go|"
     r"i(?:'ll|\u2019ll| will) (?:do my best|try)|let me help)|\W*$))",

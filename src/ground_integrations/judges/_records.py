@@ -121,7 +121,7 @@ def record_units(passage: str) -> list[Span]:
         encoded = json.dumps(leaf, ensure_ascii=False) if not isinstance(leaf, list) else None
         end = passage.find(encoded, start) + len(encoded) if encoded else -1
         if end < len(encoded or "") or end <= start:
-            end = min(len(passage), start + len(key) + 2)
+            end = min(len(passage), start + len(json.dumps(key, ensure_ascii=False)))
         if isinstance(leaf, list):
             text = f"{label}: " + ", ".join(_scalar(v) for v in leaf)
             units.append(Span(start, end, text))
@@ -135,13 +135,13 @@ def record_units(passage: str) -> list[Span]:
                     )
                 else:
                     units.append(Span(start, end, sentence.text))
-        elif isinstance(leaf, bool):
-            # a yes/no field, also read the way data-to-text answers say it ("offers takeout")
-            said = "yes, offered, available" if leaf else "no, not offered, not available"
-            units.append(Span(start, end, f"{label}{_joined_name(key)}: {said}"))
-        elif isinstance(leaf, str) and _yes_no_word(leaf) is not None:
-            # "WiFi": "u'free'" is read as "WiFi: free", the way a yes/no field is
-            units.append(Span(start, end, f"{label}{_joined_name(key)}: {_bare_word(leaf)}"))
+        elif isinstance(leaf, bool) or (isinstance(leaf, str) and _yes_no_word(leaf) is not None):
+            # a yes/no field, also read the way data-to-text answers say it ("offers takeout");
+            # one written as a word reads the same ("WiFi": "u'free'" is "WiFi: free, offered")
+            yes = leaf if isinstance(leaf, bool) else _yes_no_word(leaf)
+            said = "offered, available" if yes else "not offered, not available"
+            word = ("yes" if leaf else "no") if isinstance(leaf, bool) else _bare_word(leaf)
+            units.append(Span(start, end, f"{label}{_joined_name(key)}: {word}, {said}"))
         else:
             units.append(Span(start, end, f"{label}: {_scalar(leaf)}"))
         cursor = max(cursor, end)
@@ -170,14 +170,18 @@ def _count_units(passage: str, value: Any) -> list[Span]:
 
 def _at_key(passage: str, key: str, text: str) -> Span:
     """A statement whose offsets are those of ``key`` in the passage (its first occurrence)."""
-    start = passage.find(json.dumps(key, ensure_ascii=False))
+    quoted = json.dumps(key, ensure_ascii=False)  # as written, escapes and quotes included
+    start = passage.find(quoted)
     if start < 0:
         return Span(0, 0, text)
-    return Span(start, start + len(key) + 2, text)
+    return Span(start, start + len(quoted), text)
 
 
 #: Words that name a field's container or qualify it without saying what it is.
 _FILLER = frozenset({"restaurants", "restaurant", "business", "good", "for", "has", "is", "the"})
+#: How far apart a field's words may stand in one phrase and still name it ("outdoor and
+#: indoor seating").
+_FIELD_SPREAD = 3
 #: How far before a field's words a negation still applies to it ("does not offer X or Y").
 _NEGATION_REACH = 12
 #: Words that open a clause of their own: a negation before them denies nothing after them
@@ -284,6 +288,10 @@ def field_conflicts(
                 continue
             positions = hits
         first, last = min(positions), max(positions)
+        if last - first > _FIELD_SPREAD or any(
+            c in gap for gap in gaps[first + 1 : last + 1] for c in ",;:.!?()"
+        ):
+            continue  # "no indoor seating, there are outdoor tables": no mention of the field
         negated = _denied_before(words, gaps, first, negations)
         after = words[last + 1 : last + 4]
         if any(w in _COPULA for w in after[:2]) and any(w in negations for w in after):

@@ -12,7 +12,7 @@ from functools import cached_property
 
 from .._markers import mask_markers
 from ..text import Span, fold, stem, word_spans
-from ._figures import Figure, figure_in_brackets, read_figures
+from ._figures import Figure, Reading, figure_in_brackets, read_figures
 from ._lexicon import (
     CALENDAR,
     FIGURE_UNITS,
@@ -236,6 +236,34 @@ def _anaphoric_count(spans: Sequence[Span], i: int) -> bool:
     )
 
 
+#: Nouns that sort what an answer goes on to list ("two types: ...", "three ways - ...").
+_KINDS = frozenset(
+    "types kinds ways forms categories classes sorts methods options approaches".split()
+)
+_LISTED_COUNTS = _SMALL_COUNTS | frozenset("2 3 4 5".split())
+_KIND_ADJECTIVES = frozenset("main different primary basic major distinct general".split())
+#: How far past the count the list may open ("two types of amino acids - essential and ...").
+_LIST_REACH = 6
+
+
+def _counts_its_list(text: str, spans: Sequence[Span], i: int) -> bool:
+    """ "two types of amino acids - essential and non-essential", "viewed in two ways:
+    instrumental ... and non-instrumental ...": a small count of the kinds the answer then
+    lists, which the list itself states, not a figure the context must hold."""
+    j = i + 1
+    if _folded(spans, j) in _KIND_ADJECTIVES:
+        j += 1
+    if _folded(spans, j) not in _KINDS:
+        return False
+    for k in range(j + 1, min(len(spans), j + 1 + _LIST_REACH)):
+        gap = text[spans[k - 1].end : spans[k].start]
+        if ":" in gap or re.search(r"\s[-\u2013\u2014]\s", gap):
+            return True
+        if any(c in gap for c in ".;!?\n"):
+            return False
+    return False
+
+
 #: The top of a rating scale: "3.5 out of 5 stars", "8 out of 10".
 _RATING_SCALES = frozenset("5 10 100 five ten".split())
 
@@ -258,6 +286,34 @@ def _labels_part(words: list[str], labels: set[int], i: int) -> bool:
         return False
     before = words[i - 1]
     return before in _LABELS or i - 1 in labels or (before in _LABEL_JOINS and i - 2 in labels)
+
+
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+
+
+def _anniversary(spans: Sequence[Span], i: int, word: str) -> tuple[list[Figure], int] | None:
+    """ "the 40th anniversary of the war" states 40 years, as "a 40-year conflict" does."""
+    nth = _ORDINAL.fullmatch(word)
+    if nth is None or _folded(spans, i + 1) not in {"anniversary", "birthday"}:
+        return None
+    return [Figure(spans[i].text, (Reading(nth[1].lstrip("0") or "0", "year"),), nth[1])], i
+
+
+def _numbers_an_item(text: str, spans: Sequence[Span], i: int) -> bool:
+    """The number at ``i`` numbers an item of a list run into the sentence: "three ways: 1)
+    visit ..., 2) call ..., or 3) write ...": a ")" right after it, none opened before it, and
+    it opens the sentence, follows a colon, a comma or a semicolon, or "and" / "or"; the item's
+    first word is no unit or scale ("40) mg" stays a figure)."""
+    end = spans[i].end
+    if text[end : end + 1] != ")" or i + 1 >= len(spans):
+        return False
+    before = text[spans[i - 1].end if i else 0 : spans[i].start]
+    if "(" in before:
+        return False
+    after = fold(spans[i + 1].text)
+    if not after.isalpha() or after in FIGURE_UNITS or after in SCALE_WORDS:
+        return False
+    return i == 0 or any(c in before for c in ":,;") or fold(spans[i - 1].text) in {"and", "or"}
 
 
 def is_shouted(text: str) -> bool:
@@ -298,22 +354,26 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     for i, span in enumerate(spans):
         word = read_as(span.text, shouted)  # "US" the country, not the pronoun "us"
         word = UNITS.get(word, word)
-        # a word only: the answer's own numbering ("step 4", "steps 7 and 8"), "one" naming
-        # a person ("one must...", "no one"), a count of what is already named ("the two
-        # brothers") or the top of a rating's scale ("3.5 out of 5"), no count the context
-        # must hold
+        # a word only: the answer's own numbering ("step 4", "steps 7 and 8", "1) visit"),
+        # "one" naming a person ("one must...", "no one"), a count of what is already named
+        # ("the two brothers"), of the kinds it lists ("two types: ...") or the top of a
+        # rating's scale ("3.5 out of 5"), no count the context must hold
         plain = False
         if word in CALENDAR and span.text[:1].isupper():
             word = CALENDAR[word]  # "Aug" is "August"
         elif (day := _ORDINAL_DAY.fullmatch(word)) is not None and _beside_month(spans, i):
             word = day[1]  # "August 18th" states the day 18
-        elif word.isdigit() and _labels_part(out.words, labels, i):
+        elif word.isdigit() and (
+            _labels_part(out.words, labels, i) or _numbers_an_item(masked, spans, i)
+        ):
             labels.add(i)
             plain = True
         elif word == "one" and _pronoun(spans, i):  # noqa: SIM114 (two rules, two comments)
             plain = True
-        elif (word in _SMALL_COUNTS and _anaphoric_count(spans, i)) or (
-            word in _RATING_SCALES and _rates_out_of(out.words, i)  # "3.5 out of 5"
+        elif (
+            (word in _SMALL_COUNTS and _anaphoric_count(spans, i))
+            or (word in _RATING_SCALES and _rates_out_of(out.words, i))  # "3.5 out of 5"
+            or (word in _LISTED_COUNTS and _counts_its_list(masked, spans, i))
         ):
             plain = True
         out.words.append(word)
@@ -330,7 +390,7 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
             # figure check compares it, as part of the figure's value
             out.parts.add(i)
             continue
-        read = read_figures(masked, spans, i, word)
+        read = read_figures(masked, spans, i, word) or _anniversary(spans, i, word)
         if read is None and word in ARTICLES:
             read = _article_figure(masked, spans, i, out.words[max(0, i - 2) : i])
         # a sentence's first word in letters is a word ("One of the...", "Three reviews..."),
