@@ -25,6 +25,12 @@ FIT = Path(__file__).resolve().parent / "fit_default.py"
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument(
+        "--runs-json",
+        type=Path,
+        default=None,
+        help="also write every split's figures (fit_default.py's --summary-json) to this file",
+    )
     ap.add_argument("fit_args", nargs=argparse.REMAINDER, help="after --: fit_default.py's")
     args = ap.parse_args()
     fit_args = [a for a in args.fit_args if a != "--"]
@@ -42,6 +48,8 @@ def main() -> int:
             )
             runs.append(json.loads(out.read_text()))
             print(f"split {seed} done", file=sys.stderr, flush=True)
+    if args.runs_json is not None:
+        args.runs_json.write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
     print(f"{args.seeds} random grouped 5-fold splits: balanced accuracy mean ± sd over splits")
     print(
         f"{'group':34s} {'n':>5s} {'mean':>6s} {'sd':>6s} {'min':>6s} {'max':>6s} {'best cut':>9s} {'span F1':>8s}"

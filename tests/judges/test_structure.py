@@ -637,3 +637,49 @@ def test_the_negations_the_model_confirms_count_against_max_model_pairs(task, mo
     query = "Does the ferry cross the bay?" if task == "QnA" else None
     GroundednessChecker(judge).check(FERRY, answer, query, task=task)
     assert 0 < sum(read) <= 2, read
+
+
+SALLY = [
+    "The promo shows Nick in a fight with Adam, demanding Sally choose between them. She loves "
+    "Nick, but she has a strong connection with Adam. She can't choose between them. She "
+    "refuses to do it."
+]
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_negation_the_context_makes_itself_elsewhere_is_no_conflict(task) -> None:
+    """ "She can't choose between them." written in the context is no contradiction of "she
+    can't choose between them", though the window the sentence is read against says "Sally
+    choose between them" (a faithful RAGTruth summary was flagged for it). A negation the
+    context makes about something else still counts: "not completed in 1889" where only the
+    bridge was not completed, in 1890."""
+    checker = GroundednessChecker()
+    query = "What happens between Nick and Adam?" if task == "QnA" else None
+    said = "Nick and Adam fight, demanding Sally choose, but she can't choose between them."
+    result = checker.check(SALLY, said, query, task=task)
+    assert not any(d.kind is UngroundedKind.CONTRADICTED for d in result.ungrounded_details), (
+        result.ungrounded_details
+    )
+    eiffel = ["The Eiffel Tower was completed in 1889. The bridge was not completed in 1890."]
+    denied = checker.check(
+        eiffel, "The Eiffel Tower was not completed in 1889.", query and "When?", task=task
+    )
+    assert denied.verdict is Verdict.NOT_GROUNDED
+    assert denied.ungrounded_details[0].kind is UngroundedKind.CONTRADICTED
+
+
+def test_a_negation_is_read_with_the_words_after_it() -> None:
+    from ground_integrations.judges._index import index_context, writes_in_a_row
+
+    index = index_context(SALLY)
+    assert writes_in_a_row(index, "can't choose between them")
+    assert writes_in_a_row(index, "She can't choose")
+    assert not writes_in_a_row(index, "can't choose between us")
+    assert not writes_in_a_row(index, "choose")  # one word is no phrase
+    window = ["Nick demands that Sally choose between them."]
+    sentence = "She can't choose between them."
+    # against the window alone the negation is one (the context's own sentence is elsewhere)
+    assert [c.check for c in conflicts(sentence, window) + unconfirmed(sentence, window, [])]
+    written = lambda phrase: writes_in_a_row(index, phrase)  # noqa: E731
+    assert not conflicts(sentence, window, written=written)
+    assert not unconfirmed(sentence, window, [], written)

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import partial
 
 from ..deadline import checkpoint
 from ..models import Domain
@@ -46,7 +47,7 @@ from ._framing import is_courtesy as is_courtesy
 from ._framing import is_lead_in as is_lead_in
 from ._framing import mask_attribution as mask_attribution
 from ._hours import hours_conflicts, mask_hours
-from ._index import ContextIndex, index_context
+from ._index import ContextIndex, index_context, writes_in_a_row
 from ._index import ContextSentence as ContextSentence
 from ._initialisms import acronyms_in, spelt_out
 from ._lexicon import (
@@ -418,11 +419,12 @@ def sentence_features(
             window_texts,
             _naming(index, tokens, window),
             lambda key: key in index.stems or key in given_stems,
+            written := partial(writes_in_a_row, index),
         )
         for found in feats.conflicts:
             feats.reasons.append(found.reason)
             feats.unsupported.append(found.said.split(" / ")[-1])
-        feats.unconfirmed = unconfirmed(sentence, window_texts, feats.conflicts)
+        feats.unconfirmed = unconfirmed(sentence, window_texts, feats.conflicts, written)
         # a negation one side makes and the other does not, about the same words (not merely
         # somewhere in the window: "do not exceed 4 doses" beside the dose a sentence gives)
         said_negation = any(c.check == "negation" for c in feats.conflicts)
@@ -468,10 +470,8 @@ def _people_of(name: str, words: frozenset[str]) -> bool:
 
 def _number_of(name: str, *vocabularies: frozenset[str]) -> bool:
     """``name`` (folded) is the plural or the singular of a word of ``vocabularies`` (the
-    context's, the query's), and names a day, a month or a people ("Sundays" where the context
-    says "Sunday", "Somali" where it says "Somalis"): the same name. A person's name is not
-    read this way ("Williams" is not "William"). No vocabulary is copied: a long context's
-    words are looked up, not merged."""
+    context's, the query's; looked up, never merged) and names a day, a month or a people
+    ("Sundays" for "Sunday", "Somali" for "Somalis"), not a person ("Williams")."""
     if name.endswith("s") and any(name[:-1] in v for v in vocabularies):
         base = name[:-1]
     elif any(name + "s" in v for v in vocabularies):

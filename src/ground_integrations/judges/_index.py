@@ -123,6 +123,27 @@ def plain_numbers(words: Sequence[str]) -> list[str]:
     return [NUMBER_WORDS.get(w, w) for w in words]
 
 
+#: How many context sentences :func:`writes_in_a_row` reads at most.
+ROW_SENTENCES = 64
+
+
+def writes_in_a_row(index: ContextIndex, text: str) -> bool:
+    """Some context sentence writes ``text``'s words in the same order, one after another
+    ("She can't choose between them."). Read only in the sentences that hold its rarest content
+    word, :data:`ROW_SENTENCES` of them at most."""
+    tokens = analyse(text)
+    words, stems = tokens.words, set(tokens.stems)
+    if len(words) < 2 or not stems or not all(s in index.postings for s in stems):
+        return False
+    rarest = min(stems, key=lambda s: len(index.postings[s]))
+    n = len(words)
+    for k in index.postings[rarest][:ROW_SENTENCES]:
+        theirs = analyse(index.sentences[k].text).words
+        if any(theirs[i : i + n] == words for i in range(len(theirs) - n + 1)):
+            return True
+    return False
+
+
 def index_context(context: Sequence[str]) -> ContextIndex:
     sentences: list[ContextSentence] = []
     pairs: set[tuple[str, str]] = set()

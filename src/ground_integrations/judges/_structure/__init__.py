@@ -16,6 +16,7 @@ same words in another way, and never when the window also says it the sentence's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from .._lexicon import NUMBER_WORDS
@@ -65,6 +66,8 @@ __all__ = [
 ]
 
 
+#: A word as :func:`_with_what_follows` counts them ("can't" is one).
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
 #: What a window that denies something holds (a cheap test before reading it word by word).
 _DENYING = ("not", "n't", "never", "cannot", "no longer")
 
@@ -82,10 +85,13 @@ def conflicts(
     window: Sequence[str],
     context: Sequence[str] = (),
     known: Callable[[str], bool] | None = None,
+    written: Callable[[str], bool] | None = None,
 ) -> list[Conflict]:
     """What ``sentence`` states differently from its supporting ``window`` (its sentences' texts);
     ``context``: the context sentences that mention the sentence's names, for their titles;
-    ``known``: whether a stem appears anywhere in the context or the query (for causes)."""
+    ``known``: whether a stem appears anywhere in the context or the query (for causes);
+    ``written``: whether the context writes a phrase word for word somewhere (a negation it
+    makes itself elsewhere, "She can't choose between them.", is no conflict)."""
     toks = words_of(sentence)
     if not toks:
         return []
@@ -135,7 +141,11 @@ def conflicts(
     if hedged:
         found += dropped_hedges(toks, win)
     if negated:
-        found += negation_conflicts(toks, win)
+        found += [
+            c
+            for c in negation_conflicts(toks, win)
+            if not _written_elsewhere(written, sentence, c.said)
+        ]
     if denied:
         found += dropped_negations(toks, win)
     if persists:
@@ -145,21 +155,51 @@ def conflicts(
     return found + causes
 
 
-def unconfirmed(sentence: str, window: Sequence[str], found: Sequence[Conflict]) -> list[Conflict]:
+def _written_elsewhere(written: Callable[[str], bool] | None, sentence: str, said: str) -> bool:
+    """The context writes the negation ``said`` as ``sentence`` does, with the words around it
+    (three words at least: "not available" alone may be about anything)."""
+    phrase = _with_what_follows(sentence, said)
+    return written is not None and len(_WORD.findall(phrase)) >= 3 and written(phrase)
+
+
+def _with_what_follows(sentence: str, said: str, words: int = 2) -> str:
+    """``said`` with the ``words`` words after it in ``sentence`` ("can't choose between
+    them"), or as many before it as it lacks after ("parking is not available"): enough to
+    tell the same negation from one about something else."""
+    at = sentence.lower().find(said.lower())
+    if at < 0:
+        return said
+    end = at + len(said)
+    after = _WORD.findall(sentence, end)[:words]
+    before = _WORD.findall(sentence, 0, at)[len(after) - words :] if len(after) < words else []
+    return " ".join([*before, said, *after])
+
+
+def unconfirmed(
+    sentence: str,
+    window: Sequence[str],
+    found: Sequence[Conflict],
+    written: Callable[[str], bool] | None = None,
+) -> list[Conflict]:
     """Negations of ``sentence`` that its ``window`` may contradict but word order cannot tell:
     the negated word stands in a window sentence that negates nothing (or the window denies a
     word the sentence states plainly) with too few of the same words near it for
     :func:`conflicts` ("Kestrel Software no longer has an office in Berlin" against "The
     company has offices in Porto, Berlin and Austin"). A judge that reads meaning confirms
     them (:class:`~ground_integrations.judges.CrossEncoderJudge`); none where ``found`` (the
-    sentence's conflicts) holds a negation already."""
+    sentence's conflicts) holds a negation already, or where the context writes the negation
+    itself elsewhere (``written``, as for :func:`conflicts`)."""
     if any(c.check == "negation" for c in found):
         return []
     toks = words_of(sentence)
     if not toks:
         return []
     if _negates(toks):
-        return negation_conflicts(toks, [words_of(t) for t in window], strict=False)
+        return [
+            c
+            for c in negation_conflicts(toks, [words_of(t) for t in window], strict=False)
+            if not _written_elsewhere(written, sentence, c.said)
+        ]
     if any(n in text.lower() for text in window for n in _DENYING):
         return dropped_negations(toks, [words_of(t) for t in window], strict=False)
     return []
