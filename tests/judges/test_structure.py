@@ -683,3 +683,17 @@ def test_a_negation_is_read_with_the_words_after_it() -> None:
     written = lambda phrase: writes_in_a_row(index, phrase)  # noqa: E731
     assert not conflicts(sentence, window, written=written)
     assert not unconfirmed(sentence, window, [], written)
+
+
+def test_the_look_up_of_a_negation_reads_a_bounded_part_of_the_context() -> None:
+    """Only sentences that hold the phrase's rarest word are read, and none longer than
+    ``CACHED_CHARS`` (a page without punctuation), so a check with many negations against a
+    long context stays linear (``benchmarks/bench_scaling.py --worst``)."""
+    from ground_integrations.judges._index import index_context, writes_in_a_row
+    from ground_integrations.judges._structure._words import CACHED_CHARS
+
+    page = " ".join(["the ferry crosses the bay every hour"] * (CACHED_CHARS // 30))
+    index = index_context([page + " and she can't choose between them"])
+    assert len(index.sentences[0].text) > CACHED_CHARS
+    assert not writes_in_a_row(index, "can't choose between them")
+    assert writes_in_a_row(index_context(SALLY), "can't choose between them")

@@ -21,6 +21,7 @@ from ._initialisms import acronyms_in, initials_in
 from ._lexicon import NUMBER_WORDS
 from ._records import is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
+from ._structure._words import CACHED_CHARS, words_of
 from ._tokens import analyse, figure_runs, quantities_of
 
 __all__ = ["ContextIndex", "ContextSentence", "index_context"]
@@ -124,22 +125,28 @@ def plain_numbers(words: Sequence[str]) -> list[str]:
 
 
 #: How many context sentences :func:`writes_in_a_row` reads at most.
-ROW_SENTENCES = 64
+ROW_SENTENCES = 16
 
 
 def writes_in_a_row(index: ContextIndex, text: str) -> bool:
     """Some context sentence writes ``text``'s words in the same order, one after another
     ("She can't choose between them."). Read only in the sentences that hold its rarest content
-    word, :data:`ROW_SENTENCES` of them at most."""
-    tokens = analyse(text)
-    words, stems = tokens.words, set(tokens.stems)
-    if len(words) < 2 or not stems or not all(s in index.postings for s in stems):
+    word, :data:`ROW_SENTENCES` of them at most, each read once per check
+    (:func:`._structure._words.words_of`); a sentence longer than ``CACHED_CHARS`` (a page
+    without punctuation) is not read."""
+    toks = words_of(text)
+    said = [t.low for t in toks]
+    keys = {t.key for t in toks if t.key}
+    if len(said) < 2 or not keys or not all(k in index.postings for k in keys):
         return False
-    rarest = min(stems, key=lambda s: len(index.postings[s]))
-    n = len(words)
+    rarest = min(keys, key=lambda k: len(index.postings[k]))
+    n = len(said)
     for k in index.postings[rarest][:ROW_SENTENCES]:
-        theirs = analyse(index.sentences[k].text).words
-        if any(theirs[i : i + n] == words for i in range(len(theirs) - n + 1)):
+        sentence = index.sentences[k].text
+        if len(sentence) > CACHED_CHARS:
+            continue
+        theirs = [t.low for t in words_of(sentence)]
+        if any(theirs[i : i + n] == said for i, w in enumerate(theirs) if w == said[0]):
             return True
     return False
 

@@ -170,8 +170,9 @@ def _with_what_follows(sentence: str, said: str, words: int = 2) -> str:
     if at < 0:
         return said
     end = at + len(said)
-    after = _WORD.findall(sentence, end)[:words]
-    before = _WORD.findall(sentence, 0, at)[len(after) - words :] if len(after) < words else []
+    after = [m[0] for _, m in zip(range(words), _WORD.finditer(sentence, end))]
+    lacking = words - len(after)  # the words before it, read from a bounded stretch
+    before = _WORD.findall(sentence, max(0, at - 40 * words), at)[-lacking:] if lacking else []
     return " ".join([*before, said, *after])
 
 
