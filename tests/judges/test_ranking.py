@@ -100,14 +100,6 @@ def test_the_bundled_ranker_reads_data_to_text_only() -> None:
     assert all(0.0 < r.cut < 1.0 for r in judge.rankers.values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known miss since stop 51: the refit gave data-to-text a model stage (the two "
-    "lexically weakest sentences), so the unranked judge flags only the sentences the model "
-    "read and those a hard check caught; the invented jazz terrace, not read, keeps the "
-    "lexical stacker's 0.57 and reads as supported, and no rewording is left for the ranker to "
-    "clear (docs/model_card.md, 2026-11-28 stop 51)",
-)
 def test_a_flagged_record_answer_keeps_its_inventions_and_clears_a_rewording(unranked) -> None:
     ranked = GroundednessChecker(cache_size=0).check(CONTEXT, ANSWER)
     plain = GroundednessChecker(CrossEncoderJudge(unranked), cache_size=0).check(CONTEXT, ANSWER)

@@ -292,7 +292,8 @@ _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
 
 
 def _anniversary(spans: Sequence[Span], i: int, word: str) -> tuple[list[Figure], int] | None:
-    """ "the 40th anniversary of the war" states 40 years, as "a 40-year conflict" does."""
+    """ "the 40th anniversary of the war" states 40 years, as "a 40-year conflict" does, and
+    "her 90th birthday" 90 years."""
     nth = _ORDINAL.fullmatch(word)
     if nth is None or _folded(spans, i + 1) not in {"anniversary", "birthday"}:
         return None
