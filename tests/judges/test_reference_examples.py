@@ -364,6 +364,40 @@ def test_a_yes_or_no_written_as_a_word_is_a_yes_no_field(
 
 
 @pytest.mark.parametrize(
+    ("answer", "kind"),
+    [
+        ("Finch & Fork has no live music.", "unsupported"),
+        ("Finch & Fork plays live music every night.", "unsupported"),
+        ("Finch & Fork offers outdoor seating and takeout.", "unsupported"),
+        ("Finch & Fork offers takeout.", None),
+        ("There is no mention of music or outdoor seating in the record.", None),
+        ("Finch & Fork does not provide information on its music.", None),
+        ("Reviewers loved the jazz trio on Fridays.", None),
+    ],
+)
+def test_a_field_the_record_leaves_empty_supports_no_claim(default_checker, answer, kind) -> None:
+    """ "Music": null supports neither "live music" nor "no music": the claim is unsupported
+    (on RAGTruth's data-to-text answers of rag_dev, 86 sentences that state such a field lie in
+    an annotated hallucination, 8 in correct answers). A sentence that says the record gives
+    nothing on it, or one whose words the record's own text uses (a review), is no such claim."""
+    record = json.dumps(
+        {
+            "name": "Finch & Fork",
+            "attributes": {"Music": None, "OutdoorSeating": None, "RestaurantsTakeOut": True},
+            "reviews": [{"text": "The jazz trio on Fridays was wonderful."}],
+        }
+    )
+    result = default_checker.check([record], answer, task="Summarization")
+    if kind is None:
+        assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+        return
+    assert result.verdict is Verdict.NOT_GROUNDED
+    (detail,) = result.ungrounded_details
+    assert detail.kind is UngroundedKind.UNSUPPORTED
+    assert "the record leaves" in detail.reason and "empty" in detail.reason
+
+
+@pytest.mark.parametrize(
     ("answer", "grounded"),
     [
         ("While there is no indoor seating, there are outdoor tables available.", True),
@@ -695,6 +729,9 @@ FRAMINGS = [
             "It is recommended to consult a local expert before hiking to the summit.",
             "If you have any further questions, consult a park ranger or a local guide expert.",
             "It may be best to seek professional help before the climb.",
+            "If you want a more detailed guide, you may need to consult additional sources "
+            "beyond the given passages.",
+            "It's recommended to consult further resources for more detailed instructions.",
         )
     ),
 ]
@@ -884,14 +921,14 @@ def test_a_day_or_a_people_in_the_plural_is_the_same_name(judge, task, context, 
 
 def test_only_days_months_and_peoples_are_read_in_the_plural() -> None:
     """A person's name is not read in the plural: "Williams" is not "William"."""
-    from ground_integrations.judges._analysis import _number_of
+    from ground_integrations.judges._name_forms import number_of
 
-    assert _number_of("sundays", frozenset({"sunday"}))
-    assert _number_of("somali", frozenset({"somalis"}))
-    assert _number_of("americans", frozenset({"american"}))
-    assert not _number_of("williams", frozenset({"william"}))
-    assert not _number_of("sundays", frozenset({"monday"}))
-    assert _number_of("sundays", frozenset({"monday"}), frozenset({"sunday"}))  # the query's
+    assert number_of("sundays", frozenset({"sunday"}))
+    assert number_of("somali", frozenset({"somalis"}))
+    assert number_of("americans", frozenset({"american"}))
+    assert not number_of("williams", frozenset({"william"}))
+    assert not number_of("sundays", frozenset({"monday"}))
+    assert number_of("sundays", frozenset({"monday"}), frozenset({"sunday"}))  # the query's
     # the lexical stage still names a person's name the context lacks
     other = checker_for("heuristic").check(
         ["William Hill won the race in Leeds."],
@@ -1740,4 +1777,7 @@ def test_advice_that_gives_a_reason_or_a_fact_is_checked() -> None:
     assert not is_referral("Consult your doctor if you take warfarin, because it thins the blood.")
     assert not is_referral("The doctor saw 40 patients on Monday.")
     assert not is_referral("You should take 2 tablets daily.")
+    assert not is_referral("You need to add salt.")
+    assert not is_referral("Other sources say it is 40 m tall.")
+    assert not is_referral("Consult other sources, which date it to 1889.")
     assert is_referral("Always consult your pharmacist before combining medicines.")

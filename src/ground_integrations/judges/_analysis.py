@@ -51,7 +51,6 @@ from ._index import ContextIndex, index_context, writes_in_a_row
 from ._index import ContextSentence as ContextSentence
 from ._initialisms import acronyms_in, spelt_out
 from ._lexicon import (
-    CALENDAR_NAMES,
     FIRST_PERSON,
     FREQUENCY_PERIODS,
     MEDICAL_CRITICAL,
@@ -60,7 +59,8 @@ from ._lexicon import (
     TITLES,
     UNITS,
 )
-from ._records import field_conflicts
+from ._name_forms import number_of, people_of
+from ._records import empty_field_claims, field_conflicts
 from ._search import FigureValues
 from ._structure import (
     TITLE_SENTENCES,
@@ -148,6 +148,8 @@ class SentenceFeatures:
     unconfirmed: list[Conflict] = field(default_factory=list)
     #: yes/no fields of a JSON record that the sentence states the opposite of
     field_conflicts: list[str] = field(default_factory=list)
+    #: fields a JSON record leaves empty that the sentence says something of (unsupported)
+    empty_fields: list[str] = field(default_factory=list)
     #: (the sentence's time or day, what the record's opening hours give instead)
     hours_conflicts: list[tuple[str, str]] = field(default_factory=list)
     #: (the sentence's figure, as the context writes it): what the model reads instead, once
@@ -385,8 +387,8 @@ def sentence_features(
         if n not in index.words
         and n not in given_words
         and n.replace("-", "") not in index.words
-        and not _people_of(n, index.words)
-        and not _number_of(n, index.words, given_words)
+        and not people_of(n, index.words)
+        and not number_of(n, index.words, given_words)
         and not any(tokens.words[k] == n for k in initialisms)
     ]
     if names:
@@ -441,6 +443,9 @@ def sentence_features(
         feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS, tokens.gaps)
         for name in feats.field_conflicts:
             feats.reasons.append(f"the record's field '{name}' says the opposite")
+    if index.empty:
+        feats.empty_fields = empty_field_claims(index.empty, tokens.words, tokens.gaps)
+        feats.reasons.extend(f"the record leaves '{n}' empty" for n in feats.empty_fields)
     if timed:
         feats.hours_conflicts = timed
         for said, instead in feats.hours_conflicts:
@@ -450,37 +455,6 @@ def sentence_features(
             "it states a personal opinion or experience, not a fact from the context"
         )
     return feats
-
-
-#: How a people or a language is named after its place: "Venezuela" -> "Venezuelan", "Mexico"
-#: -> "Mexican", "Singapore" -> "Singaporean", "Italy" -> "Italian", "China" -> "Chinese".
-_PEOPLE_ENDINGS = ("ians", "ian", "eans", "ean", "ans", "an", "ese", "ns", "n")
-_PLACE_ENDINGS = ("", "a", "o", "e", "y")
-
-
-def _people_of(name: str, words: frozenset[str]) -> bool:
-    """``name`` (folded) names the people or language of a place the context names ("Mexican"
-    where the context says "Mexico")."""
-    for ending in _PEOPLE_ENDINGS:
-        base = name.removesuffix(ending)
-        if base != name and len(base) >= 4:
-            return any(base + end in words for end in _PLACE_ENDINGS)
-    return False
-
-
-def _number_of(name: str, *vocabularies: frozenset[str]) -> bool:
-    """``name`` (folded) is the plural or the singular of a word of ``vocabularies`` (the
-    context's, the query's; looked up, never merged) and names a day, a month or a people
-    ("Sundays" for "Sunday", "Somali" for "Somalis"), not a person ("Williams")."""
-    if name.endswith("s") and any(name[:-1] in v for v in vocabularies):
-        base = name[:-1]
-    elif any(name + "s" in v for v in vocabularies):
-        base = name
-    else:
-        return False
-    return any(base in names for names in CALENDAR_NAMES) or (
-        len(base) >= 5 and base.endswith(("an", "i"))
-    )
 
 
 def _as_written(text: str, folded: str) -> str:
@@ -531,6 +505,8 @@ def cap(score: float, feats: SentenceFeatures) -> float:
         return min(score, FIGURE_CAP)
     if feats.opposites or feats.conflicts or feats.hours_conflicts or feats.field_conflicts:
         return min(score, OPPOSITE_CAP)
+    if feats.empty_fields:
+        return min(score, FIGURE_CAP)  # unsupported, as a figure the context lacks
     if feats.negation_flip:
         return min(score, NEGATION_CAP)
     return score

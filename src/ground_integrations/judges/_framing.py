@@ -157,13 +157,15 @@ _REFERRAL = re.compile(
     r"(?:(?:if|when|before|for)\b[^,.;]*,\s*)?"
     r"(?:(?:it\s+is|it's|it\u2019s|it\s+may\s+be|it\s+might\s+be|it\s+would\s+be)\s+(?:always\s+)?"
     r"(?:recommended|advisable|advised|best|wise|important|necessary|essential|a\s+good\s+idea)\s+"
-    r"to\s+|(?:you\s+)?(?:should|may\s+want\s+to|might\s+want\s+to|can|must)\s+(?:always\s+)?"
+    r"to\s+|(?:you\s+)?(?:should|may\s+want\s+to|might\s+want\s+to|(?:may\s+|might\s+|will\s+)?"
+    r"need\s+to|can|must)\s+(?:always\s+)?"
     r"|always\s+|please\s+)?"
     r"(?:consult|seek|contact|see|ask|talk\s+to|speak\s+(?:to|with)|check\s+with|reach\s+out\s+to)\b"
     r"[^.;]*?\b(?:professionals?|doctors?|physicians?|pharmacists?|veterinarians?|vets?|dentists?|"
     r"dietitians?|nutritionists?|(?:healthcare|health\s+care|medical)\s+(?:provider|professional|"
     r"advice|attention|help)s?|specialists?|experts?|locksmiths?|carpenters?|plumbers?|"
-    r"electricians?|mechanics?|lawyers?|attorneys?|accountants?|technicians?|professional\s+help)\b"
+    r"electricians?|mechanics?|lawyers?|attorneys?|accountants?|technicians?|professional\s+help|"
+    r"(?:additional|other|further|more|external)\s+(?:sources?|resources?|references?))\b"
     r"[^.;]*[.!]?\s*$",
     re.IGNORECASE,
 )

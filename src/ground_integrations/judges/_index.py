@@ -19,7 +19,7 @@ from ._figures import figures_of
 from ._hours import Hours, record_hours
 from ._initialisms import acronyms_in, initials_in
 from ._lexicon import NUMBER_WORDS
-from ._records import is_record, record_units, yes_no_fields
+from ._records import empty_fields, is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
 from ._structure._words import CACHED_CHARS, words_of
 from ._tokens import analyse, figure_runs, quantities_of
@@ -68,6 +68,8 @@ class ContextIndex:
     fields: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
     #: the opening hours of the first JSON-record passage that has them (see ``_hours``)
     hours: Hours | None = None
+    #: fields JSON-record passages leave empty (see ``_records.empty_fields``)
+    empty: list[tuple[str, ...]] = field(default_factory=list)
 
     @cached_property
     def arrays(self) -> PostingArrays:
@@ -161,6 +163,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
     postings: dict[str, list[int]] = {}
     surface: dict[str, str] = {}
     fields: list[tuple[tuple[str, ...], bool]] = []
+    empty: list[tuple[str, ...]] = []
     hours: Hours | None = None
     block = -1
     for p, passage in enumerate(context):
@@ -170,6 +173,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
         if record:
             value = json.loads(passage)  # once, for its fields and its hours
             fields.extend(yes_no_fields(value))
+            empty.extend(empty_fields(value))
             hours = hours or record_hours(value)
         units = record_units(passage) if record else split_sentences(passage)
         for span in units:
@@ -218,4 +222,5 @@ def index_context(context: Sequence[str]) -> ContextIndex:
         postings=postings,
         fields=fields,
         hours=hours,
+        empty=empty,
     )

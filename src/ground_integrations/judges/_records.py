@@ -18,7 +18,14 @@ from typing import Any
 
 from ..text import Span, split_sentences
 
-__all__ = ["field_conflicts", "is_record", "record_units", "yes_no_fields"]
+__all__ = [
+    "empty_field_claims",
+    "empty_fields",
+    "field_conflicts",
+    "is_record",
+    "record_units",
+    "yes_no_fields",
+]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 #: Containers whose name adds nothing to a statement ("attributes: outdoor seating: no").
@@ -221,6 +228,19 @@ def _yes_no_word(value: str) -> bool | None:
     return _WORD_VALUES.get(_bare_word(value))
 
 
+def _field_names(path: tuple[str, ...]) -> tuple[str, ...]:
+    """The stems naming the field at ``path`` (empty when its key is only filler words)."""
+    from ..text import fold, stem
+
+    words = [fold(w) for w in _words(path[-1]).split() if fold(w) not in _FILLER]
+    names = [stem(w) for w in words]
+    if len(words) > 1:
+        names = [*names, "+" + "".join(words)]  # the joined spelling, marked
+    if len(path) > 1 and "parking" in _words(path[-2]).lower():
+        names.append(stem("parking"))
+    return tuple(dict.fromkeys(names)) if words else ()
+
+
 def yes_no_fields(record: Any) -> list[tuple[tuple[str, ...], bool]]:
     """The yes/no fields of a parsed JSON record as (stems naming the field, value).
 
@@ -229,24 +249,41 @@ def yes_no_fields(record: Any) -> list[tuple[tuple[str, ...], bool]]:
     parking group also needs the word "parking" ("valet" alone may be a job title). A name of
     several words is also found written as one ("take out" as "takeout" or "take-out").
     """
-    from ..text import fold, stem
-
     out: list[tuple[tuple[str, ...], bool]] = []
     for path, leaf in _leaves(record, ()):
         if isinstance(leaf, str):
             # a yes/no written as a word ("WiFi": "no", "free", "paid")
             word = _yes_no_word(leaf)
             leaf = leaf if word is None else word
-        if not isinstance(leaf, bool) or not path:
+        if isinstance(leaf, bool) and path and (names := _field_names(path)):
+            out.append((names, leaf))
+    return out
+
+
+#: Keys whose empty value another check reads (the opening hours: ``_hours``).
+_NOT_FIELDS = frozenset({"hours"})
+
+
+def empty_fields(record: Any) -> list[tuple[str, ...]]:
+    """The fields a parsed JSON record leaves empty (``null``), as the stems naming each
+    (:func:`yes_no_fields`' names): ``{"Music": null}`` gives ``("music",)``. Such a record
+    supports neither "live music" nor "no music". A field whose words the record's own text
+    uses (a review that mentions the music) and the opening hours are left out."""
+    from ..text import stem
+
+    said = {
+        stem(w)
+        for _, leaf in _leaves(record, ())
+        if isinstance(leaf, str)
+        for w in re.findall(r"[^\W\d_]+", leaf.lower())
+    }
+    out = []
+    for path, leaf in _leaves(record, ()):
+        if leaf is not None or not path or path[-1].lower() in _NOT_FIELDS:
             continue
-        words = [fold(w) for w in _words(path[-1]).split() if fold(w) not in _FILLER]
-        names = [stem(w) for w in words]
-        if len(words) > 1:
-            names = [*names, "+" + "".join(words)]  # the joined spelling, marked
-        if len(path) > 1 and "parking" in _words(path[-2]).lower():
-            names.append(stem("parking"))
-        if words:
-            out.append((tuple(dict.fromkeys(names)), leaf))
+        names = _field_names(path)
+        if names and not all(n in said for n in names if not n.startswith("+")):
+            out.append(names)
     return out
 
 
@@ -276,22 +313,10 @@ def field_conflicts(
     gaps = gaps if gaps is not None and len(gaps) == len(words) else [" "] * len(words)
     out = []
     for names, value in fields:
-        plain = [n for n in names if not n.startswith("+")]
-        spelled = [n[1:] for n in names if n.startswith("+")]
-        parking = [n for n in plain if n == "park"]
-        own = [n for n in plain if n != "park"] or plain
-        # the last mention: "Outdoor seating: no outdoor seating available"
-        positions = [len(stems) - 1 - stems[::-1].index(n) for n in own if n in stems]
-        if len(positions) != len(own) or len([p for p in parking if p in stems]) != len(parking):
-            hits = [len(joined) - 1 - joined[::-1].index(j) for j in spelled if j in joined]
-            if not hits or len([p for p in parking if p in stems]) != len(parking):
-                continue
-            positions = hits
+        positions = _named_at(names, stems, joined, gaps)
+        if positions is None:
+            continue
         first, last = min(positions), max(positions)
-        if last - first > _FIELD_SPREAD or any(
-            c in gap for gap in gaps[first + 1 : last + 1] for c in ",;:.!?()"
-        ):
-            continue  # "no indoor seating, there are outdoor tables": no mention of the field
         negated = _denied_before(words, gaps, first, negations)
         after = words[last + 1 : last + 4]
         if any(w in _COPULA for w in after[:2]) and any(w in negations for w in after):
@@ -299,9 +324,74 @@ def field_conflicts(
         elif after and ":" in gaps[last + 1] and after[0] in negations:
             negated = True  # "WiFi: not available"
         if negated == value:  # named as the sentence writes it ("garage parking")
-            near = [p for p, n in enumerate(stems) if n in parking and first - 3 <= p <= last + 3]
-            out.append(" ".join(words[p] for p in sorted({*positions, *near[:1]})))
+            out.append(_as_named(names, positions, words, stems))
     return out
+
+
+#: Words of a sentence that says the record gives nothing on a field, which it may name.
+_NOTHING_GIVEN = frozenset(
+    "information info details specified mention mentioned listed unknown unclear provided "
+    "data".split()
+)
+
+
+def empty_field_claims(
+    fields: list[tuple[str, ...]], words: list[str], gaps: list[str] | None = None
+) -> list[str]:
+    """The empty fields of a record (:func:`empty_fields`) a sentence says something of, as it
+    writes them ("live music", "outdoor seating"); none in a sentence that says the record
+    gives nothing on them ("does not provide information on music")."""
+    from ..text import stem
+
+    if _NOTHING_GIVEN & set(words):
+        return []
+    stems = [stem(w) for w in words]
+    joined = [w.replace("-", "") for w in words]
+    gaps = gaps if gaps is not None and len(gaps) == len(words) else [" "] * len(words)
+    out = []
+    for names in fields:
+        positions = _named_at(names, stems, joined, gaps)
+        if positions is not None:
+            out.append(_as_named(names, positions, words, stems))
+    return out
+
+
+def _named_at(
+    names: tuple[str, ...], stems: list[str], joined: list[str], gaps: list[str]
+) -> list[int] | None:
+    """Where a sentence names a field (see :func:`field_conflicts`): its last mention, all its
+    stems in one phrase, or its joined spelling; ``None`` where it does not."""
+    plain = [n for n in names if not n.startswith("+")]
+    spelled = [n[1:] for n in names if n.startswith("+")]
+    parking = [n for n in plain if n == "park"]
+    own = [n for n in plain if n != "park"] or plain
+    # the last mention: "Outdoor seating: no outdoor seating available"
+    positions = [len(stems) - 1 - stems[::-1].index(n) for n in own if n in stems]
+    if len([p for p in parking if p in stems]) != len(parking):
+        return None
+    if len(positions) != len(own):
+        positions = [len(joined) - 1 - joined[::-1].index(j) for j in spelled if j in joined]
+        if not positions:
+            return None
+    first, last = min(positions), max(positions)
+    if last - first > _FIELD_SPREAD or any(
+        c in gap for gap in gaps[first + 1 : last + 1] for c in ",;:.!?()"
+    ):
+        return None  # "no indoor seating, there are outdoor tables": no mention of the field
+    return positions
+
+
+def _as_named(
+    names: tuple[str, ...], positions: list[int], words: list[str], stems: list[str]
+) -> str:
+    """A field as the sentence names it, with "parking" near it ("garage parking")."""
+    first, last = min(positions), max(positions)
+    near = [
+        p
+        for p, n in enumerate(stems)
+        if n == "park" and "park" in names and first - 3 <= p <= last + 3
+    ]
+    return " ".join(words[p] for p in sorted({*positions, *near[:1]}))
 
 
 def _denied_before(words: list[str], gaps: list[str], at: int, negations: frozenset[str]) -> bool:

@@ -151,7 +151,7 @@ def sentence_kind(
         return Kind.CONTRADICTED
     if feats.conflicts:
         return Kind.UNSUPPORTED
-    if missing or feats.figure_mismatch:
+    if missing or feats.figure_mismatch or feats.empty_fields:
         return Kind.UNSUPPORTED
     if _negation_flip(feats, tokens):
         return Kind.CONTRADICTED
@@ -263,6 +263,7 @@ def _read(
         for w in c.words
     }
     field_stems = {stem(w) for name in feats.field_conflicts for w in name.split()}
+    empty_stems = {stem(w) for name in feats.empty_fields for w in name.split()}
     # the words of a time or a day the record's hours contradict ("10:00 PM", "every day")
     timed = [
         (m.start(), m.end()) for said, _ in feats.hours_conflicts for m in _found(masked, said)
@@ -289,6 +290,8 @@ def _read(
             continue
         elif stem(word) in field_stems:
             marks.append(_Mark(i, Kind.CONTRADICTED))
+        elif stem(word) in empty_stems:
+            marks.append(_Mark(i, Kind.UNSUPPORTED))
         else:
             key = word if any(c.isdigit() for c in word) else stem(word)
             if key in stems and key not in index.stems and key not in given_stems:
