@@ -52,9 +52,22 @@ VARIANTS: dict[str, tuple[str, float, int, int]] = {
     "e2-lr3": ("stage1", 2, 0, 0),
     "e2-lr1": ("stage1", 2, 0, 0),
     "e3-lr1": ("stage1", 3, 0, 0),
+    # the next GPU session's candidates (training/README.md, "What is left"): the shipped
+    # recipe for a fourth epoch, with 1,000 one-fact edits, and with the news summaries of
+    # rag_train (XSumFaith, BUMP, FIB sentence pairs), all at 1e-5
+    "e4-lr1": ("stage1", 4, 0, 0),
+    "e3-lr1-syn1k": ("stage1", 3, 1000, 0),
+    "e3-lr1-rt": ("stage1", 3, 0, 6000),
 }
 #: variants trained at another peak learning rate than 2e-5
-LEARNING_RATE: dict[str, float] = {"e2-lr3": 3e-5, "e2-lr1": 1e-5, "e3-lr1": 1e-5}
+LEARNING_RATE: dict[str, float] = {
+    "e2-lr3": 3e-5,
+    "e2-lr1": 1e-5,
+    "e3-lr1": 1e-5,
+    "e4-lr1": 1e-5,
+    "e3-lr1-syn1k": 1e-5,
+    "e3-lr1-rt": 1e-5,
+}
 #: variants whose premises are wider than the judge's 3-sentence window: name -> (sentences per
 #: window, tokens per pair); their pairs are gpu_data.py's ``--widths`` files (``-w<width>``)
 WIDE: dict[str, tuple[int, int]] = {"e3-w6": (6, 256), "e2-w6": (6, 256)}

@@ -415,6 +415,64 @@ def test_a_field_is_named_by_its_words_in_one_phrase(default_checker, answer, gr
     assert (feats[0].field_conflicts == []) is grounded, feats[0].field_conflicts
 
 
+_PARKED = {
+    "name": "Finch & Fork",
+    "attributes": {
+        "BusinessParking": {"garage": False, "street": False, "lot": True, "valet": False},
+        "RestaurantsReservations": True,
+        "WiFi": "no",
+        "RestaurantsTakeOut": True,
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "conflicts"),
+    [
+        # a denial after a comma belongs to the next clause, not to the lot
+        ("While parking is available in a lot, there is no valet, garage, or street parking.", []),
+        # "street parking: not available" is read after "parking"
+        ("Street parking: not available.", []),
+        ("Street parking is not available.", []),
+        # guards: the claims that do contradict the record are still read
+        ("Lot parking: not available.", ["Lot parking"]),
+        ("Lot parking is not available.", ["Lot parking"]),
+        ("Parking is available on the street, and there is no lot.", ["street", "lot"]),
+    ],
+)
+def test_a_yes_no_field_is_denied_only_in_its_own_clause(default_checker, answer, conflicts):
+    """The denial after a yes/no field's name is read in its clause and after the whole name: a
+    faithful RAGTruth answer ("While parking is available on the street, there is no valet,
+    garage, or lot parking.") was contradicted on the street, whose name ", there is no" follows,
+    and "Street parking: not available." was read as naming "street" followed by "parking"."""
+    record = json.dumps(_PARKED)
+    request = default_checker.build_request([record], answer, None, task="Summarization")
+    _, _, feats = default_checker.judge.heuristic.analyse(request)
+    assert [n.lower() for n in feats[0].field_conflicts] == [c.lower() for c in conflicts]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Wi-Fi is not available at the restaurant.", True),
+        ("The restaurant does not offer Wi-Fi, but takeout is available.", True),
+        ("Takeout is not available at the restaurant.", False),
+        ("Wi-Fi is available at the restaurant.", False),
+    ],
+)
+def test_a_denial_the_record_makes_is_confirmed_by_it(default_checker, answer, grounded) -> None:
+    """A sentence that denies a yes/no field the record says no to states the record's own
+    negation: the window beside it ("take out: yes, offered, available") does not contradict
+    it. "Wi-Fi is not available at the restaurant." was contradicted ("it says 'not available'
+    where the context says 'available'"): "Wi-Fi" was not looked for as the record writes it
+    ("WiFi"), so the window missed the field, and the model rejected the negation."""
+    record = json.dumps(_PARKED)
+    result = default_checker.check([record], answer, task="Summarization")
+    assert (result.verdict is Verdict.GROUNDED) is grounded, [s.reason for s in result.sentences]
+    if not grounded:
+        assert result.ungrounded_details[0].kind is UngroundedKind.CONTRADICTED
+
+
 @pytest.mark.parametrize(
     ("answer", "grounded"),
     [

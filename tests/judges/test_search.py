@@ -9,6 +9,7 @@ ways it can (one window at a time, and on numpy arrays).
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Mapping
@@ -476,3 +477,41 @@ def test_a_window_never_spans_two_documents_pasted_together() -> None:
     window = best_window(index, {"stanford", "chestnut"}, 3)
     assert window is not None
     assert index.sentences[window.first].block == index.sentences[window.last].block
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Revenue rose 12% in Lisbon.",
+                "Sales did not fall.",
+                "Revenue rose 12% in Lisbon.",
+                "The Wi-Fi is free.",
+                json.dumps({"city": "Lisbon", "attributes": {"WiFi": "no", "Music": None}}),
+                json.dumps({"city": "Porto", "attributes": {"WiFi": "free"}}),
+            ]
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_an_index_reads_a_repeated_sentence_as_it_reads_it_once(context: list[str]) -> None:
+    """Each sentence of an index holds what reading it alone gives, however often the context
+    repeats it (a unit read before is not read again), and the postings and counts list
+    every occurrence."""
+    index = index_context(context)
+    for k, sentence in enumerate(index.sentences):
+        tokens = analyse(sentence.text)
+        assert sentence.stems == frozenset(tokens.stems)
+        assert sentence.words == frozenset(tokens.words)
+        assert sentence.negated is tokens.negated
+        assert frozenset(tokens.figures) <= sentence.figures
+        for s in sentence.stems:
+            assert k in index.postings[s]
+    for s, where in index.postings.items():
+        assert where == sorted(where)
+        assert len(where) == sum(s in x.stems for x in index.sentences)
+        assert s in index.stems
+    assert index.words == frozenset().union(*(x.words for x in index.sentences))
+    assert index.figures == frozenset().union(*(x.figures for x in index.sentences))

@@ -60,7 +60,7 @@ from ._lexicon import (
     UNITS,
 )
 from ._name_forms import number_of, people_of
-from ._records import empty_field_claims, field_conflicts
+from ._records import empty_field_claims, field_readings
 from ._search import FigureValues
 from ._structure import (
     TITLE_SENTENCES,
@@ -292,8 +292,13 @@ def sentence_features(
     if pairs:
         v["pairs"] = sum(p not in index.pairs for p in pairs) / len(pairs)
 
-    # Evidence is where the sentence's content is found, query words included.
-    window = best_window(index, set(tokens.stems), width)
+    # Evidence is where the sentence's content is found, query words included; a hyphenated
+    # word the context writes joined is looked for as it writes it ("Wi-Fi" for "WiFi")
+    sought = set(tokens.stems)
+    sought.update(
+        stem(j) for w in tokens.words if "-" in w and (j := w.replace("-", "")) in index.words
+    )
+    window = best_window(index, sought, width)
     feats.window = window
     missing = [s for s in stems if s not in index.stems]
     if stems:
@@ -440,7 +445,11 @@ def sentence_features(
             if not said_negation:
                 feats.reasons.append("the context states the opposite (it is negated there)")
     if index.fields:
-        feats.field_conflicts = field_conflicts(index.fields, tokens.words, NEGATIONS, tokens.gaps)
+        feats.field_conflicts, denied = field_readings(
+            index.fields, tokens.words, NEGATIONS, tokens.gaps
+        )
+        if denied and not feats.field_conflicts:
+            feats.unconfirmed = []  # the record denies it too: the negation is confirmed
         for name in feats.field_conflicts:
             feats.reasons.append(f"the record's field '{name}' says the opposite")
     if index.empty:

@@ -165,6 +165,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
     fields: list[tuple[tuple[str, ...], bool]] = []
     empty: list[tuple[str, ...]] = []
     hours: Hours | None = None
+    seen: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]] = {}
     block = -1
     for p, passage in enumerate(context):
         block += 1
@@ -181,34 +182,42 @@ def index_context(context: Sequence[str]) -> ContextIndex:
             if not record and span.start == end and _GLUED.match(passage, end - 1):
                 block += 1
             end = span.end
-            tokens = analyse(span.text)
-            stems = frozenset(tokens.stems)
+            read = seen.get(span.text)
+            if read is None:  # a unit read before (a record's "city: Lisbon") adds nothing new
+                tokens = analyse(span.text)
+                read = seen[span.text] = (
+                    frozenset(tokens.stems),
+                    frozenset(tokens.figures) | {_TIMES[w] for w in tokens.words if w in _TIMES},
+                    frozenset(tokens.words),
+                    tokens.negated,
+                )
+                for canonical, written in tokens.surface.items():
+                    surface.setdefault(canonical, written)
+                words |= read[2]
+                figures |= read[1]
+                w = plain_numbers(tokens.words)
+                pairs.update(zip(w, w[1:]))
+                triples.update(zip(w, w[1:], w[2:]))
+                f = figure_runs(tokens)  # and with each figure as one "#" (what answers compare)
+                pairs.update(zip(f, f[1:]))
+                triples.update(zip(f, f[1:], f[2:]))
+            stems, sentence_figures, sentence_words, negated = read
             df.update(stems)
             for s in stems:
                 postings.setdefault(s, []).append(len(sentences))
-            sentence = ContextSentence(
-                passage=p,
-                start=span.start,
-                end=span.end,
-                text=span.text,
-                stems=stems,
-                figures=frozenset(tokens.figures)
-                | {_TIMES[w] for w in tokens.words if w in _TIMES},
-                words=frozenset(tokens.words),
-                negated=tokens.negated,
-                block=block,
+            sentences.append(
+                ContextSentence(
+                    passage=p,
+                    start=span.start,
+                    end=span.end,
+                    text=span.text,
+                    stems=stems,
+                    figures=sentence_figures,
+                    words=sentence_words,
+                    negated=negated,
+                    block=block,
+                )
             )
-            sentences.append(sentence)
-            for canonical, written in tokens.surface.items():
-                surface.setdefault(canonical, written)
-            words |= sentence.words
-            figures |= sentence.figures
-            w = plain_numbers(tokens.words)
-            pairs.update(zip(w, w[1:]))
-            triples.update(zip(w, w[1:], w[2:]))
-            f = figure_runs(tokens)  # and with each figure as one "#" (what answers compare)
-            pairs.update(zip(f, f[1:]))
-            triples.update(zip(f, f[1:], f[2:]))
     n = max(1, len(sentences))
     return ContextIndex(
         sentences=sentences,

@@ -22,6 +22,7 @@ __all__ = [
     "empty_field_claims",
     "empty_fields",
     "field_conflicts",
+    "field_readings",
     "is_record",
     "record_units",
     "yes_no_fields",
@@ -296,7 +297,19 @@ def field_conflicts(
     negations: frozenset[str],
     gaps: list[str] | None = None,
 ) -> list[str]:
-    """The yes/no fields a sentence states the opposite of.
+    """The yes/no fields a sentence states the opposite of (see :func:`field_readings`)."""
+    return field_readings(fields, words, negations, gaps)[0]
+
+
+def field_readings(
+    fields: list[tuple[tuple[str, ...], bool]],
+    words: list[str],
+    negations: frozenset[str],
+    gaps: list[str] | None = None,
+) -> tuple[list[str], list[str]]:
+    """The yes/no fields a sentence states the opposite of, and those it denies as the record
+    does ("Wi-Fi is not available" of ``"WiFi": "no"``: its negation is the record's), each as
+    the sentence names it ("garage parking").
 
     ``words`` are the sentence's folded words in order, ``gaps`` the text before each (its
     punctuation). A field is mentioned when all its stems occur (or its joined spelling does),
@@ -304,28 +317,66 @@ def field_conflicts(
     field's). It is claimed false when a negation comes before it in its clause, across the
     items of a list ("there is no valet, garage, or lot parking") but not across "but" or a
     clause set off by commas ("despite no street parking, a lot is available"), or right after
-    it behind a copula ("seating is not available") or a colon ("WiFi: not available").
+    it behind a copula ("seating is not available") or a colon ("WiFi: not available"), in
+    its clause ("parking in a lot, there is no valet" does not deny the lot).
     """
+    stems, joined, gaps = _prepared(words, gaps)
+    # many records share their fields' names: each is looked for once in the sentence
+    read: dict[tuple[str, ...], tuple[bool, str] | None] = {}
+    conflicting: list[str] = []
+    denied: list[str] = []
+    for names, value in fields:
+        if names not in read:
+            read[names] = _stated(names, words, stems, joined, gaps, negations)
+        stated = read[names]
+        if stated is not None and stated[0] == value:
+            conflicting.append(stated[1])
+        elif stated is not None and stated[0]:
+            denied.append(stated[1])
+    return conflicting, denied
+
+
+def _prepared(words: list[str], gaps: list[str] | None) -> tuple[list[str], list[str], list[str]]:
+    """A sentence's stems, its words with their hyphens dropped, and its gaps (one space each
+    where none are given)."""
     from ..text import stem
 
     stems = [stem(w) for w in words]
     joined = [w.replace("-", "") for w in words]
-    gaps = gaps if gaps is not None and len(gaps) == len(words) else [" "] * len(words)
-    out = []
-    for names, value in fields:
-        positions = _named_at(names, stems, joined, gaps)
-        if positions is None:
-            continue
-        first, last = min(positions), max(positions)
-        negated = _denied_before(words, gaps, first, negations)
-        after = words[last + 1 : last + 4]
-        if any(w in _COPULA for w in after[:2]) and any(w in negations for w in after):
-            negated = True
-        elif after and ":" in gaps[last + 1] and after[0] in negations:
-            negated = True  # "WiFi: not available"
-        if negated == value:  # named as the sentence writes it ("garage parking")
-            out.append(_as_named(names, positions, words, stems))
-    return out
+    return (
+        stems,
+        joined,
+        gaps if gaps is not None and len(gaps) == len(words) else [" "] * len(words),
+    )
+
+
+def _stated(
+    names: tuple[str, ...],
+    words: list[str],
+    stems: list[str],
+    joined: list[str],
+    gaps: list[str],
+    negations: frozenset[str],
+) -> tuple[bool, str] | None:
+    """Whether a sentence denies the field it names, and the field as it names it; ``None``
+    where it does not name it (see :func:`field_conflicts`)."""
+    positions = _named_at(names, stems, joined, gaps)
+    if positions is None:
+        return None
+    first, last = min(positions), max(positions)
+    negated = _denied_before(words, gaps, first, negations)
+    while last + 1 < len(stems) and stems[last + 1] in names and gaps[last + 1] == " ":
+        last += 1  # "street parking: not available" is read after "parking"
+    after = words[last + 1 : last + 4]
+    for k, gap in enumerate(gaps[last + 1 : last + 1 + len(after)]):
+        if any(c in gap for c in ",;.!?()") or (k and ":" in gap):
+            after = after[:k]  # within its clause: "in a lot, there is no valet"
+            break
+    if any(w in _COPULA for w in after[:2]) and any(w in negations for w in after):
+        negated = True
+    elif after and ":" in gaps[last + 1] and after[0] in negations:
+        negated = True  # "WiFi: not available"
+    return negated, _as_named(names, positions, words, stems)
 
 
 #: Words of a sentence that says the record gives nothing on a field, which it may name.
@@ -341,18 +392,18 @@ def empty_field_claims(
     """The empty fields of a record (:func:`empty_fields`) a sentence says something of, as it
     writes them ("live music", "outdoor seating"); none in a sentence that says the record
     gives nothing on them ("does not provide information on music")."""
-    from ..text import stem
-
     if _NOTHING_GIVEN & set(words):
         return []
-    stems = [stem(w) for w in words]
-    joined = [w.replace("-", "") for w in words]
-    gaps = gaps if gaps is not None and len(gaps) == len(words) else [" "] * len(words)
+    stems, joined, gaps = _prepared(words, gaps)
+    read: dict[tuple[str, ...], str | None] = {}  # each name looked for once
     out = []
     for names in fields:
-        positions = _named_at(names, stems, joined, gaps)
-        if positions is not None:
-            out.append(_as_named(names, positions, words, stems))
+        if names not in read:
+            positions = _named_at(names, stems, joined, gaps)
+            read[names] = None if positions is None else _as_named(names, positions, words, stems)
+        named = read[names]
+        if named is not None:
+            out.append(named)
     return out
 
 
