@@ -1,8 +1,9 @@
 """Fit the default judge's span ranker (``spans.json``) and measure its character span F1.
 
-A flagged answer's flagged sentences are reread (``judges/_ranking.py``): a logistic model over
-the model's support and the sentence's lexical evidence says which of them hold the invention,
-and the others are cleared. This script runs the default judge over the span-labelled RAGTruth
+A flagged answer's doubted sentences (those flagged, and those passing with a score below
+``_ranking.DOUBTED_BELOW``) are reread (``judges/_ranking.py``): a logistic model over the
+model's support and the sentence's lexical evidence says which of them hold the invention; the
+flagged others are cleared and the passing ones it keeps are flagged. This script runs the default judge over the span-labelled RAGTruth
 answers (``rag_dev.jsonl`` and the RAGTruth records of ``dev.jsonl``), each record read by the
 cross-encoder that did not train on it (the fold models of ``training/run_in_domain.sh``, as in
 ``fit_default.py``), and collects every ranked sentence's features, whether it overlaps an
@@ -58,18 +59,23 @@ class _Collecting(CrossEncoderJudge):
         n = len(RANK_FEATURES)
         dummy = Ranker(0.0, (0.0,) * n, (0.0,) * n, (1.0,) * n, 1.0)
         self.rankers = {name: dummy for name in self.profiles or {}}
-        self.seen: tuple[str, dict[int, list[float]], set[int]] = ("", {}, set())
+        self.seen: tuple[str, dict[int, list[float]], set[int], set[int]] = ("", {}, set(), set())
 
     def _rank(self, name, ranker, index, spans, feats, scores, support, given, budget):  # type: ignore[no-untyped-def]
         vectors = self._rank_vectors(index, spans, feats, scores, support, given, budget)
-        self.seen = (name, vectors, {i for i in vectors if is_pinned(feats[i])})
-        return list(scores), {}
+        cut = self.default_thresholds
+        # the passing sentences read beside the flagged ones are flagged here, so that the
+        # judgement gives them the spans they would have if the ranker kept them
+        doubted = {i for i in vectors if cut.verdict(scores[i]) is Verdict.GROUNDED}
+        self.seen = (name, vectors, {i for i in vectors if is_pinned(feats[i])}, doubted)
+        out = [min(s, cut.not_grounded) if i in doubted else s for i, s in enumerate(scores)]
+        return out, {}, {}
 
 
 def collect(records: list[dict], judge: _Collecting) -> list[dict]:
     rows = []
     for r in records:
-        judge.seen = ("", {}, set())
+        judge.seen = ("", {}, set(), set())
         request = GroundednessRequest(
             context=r["context"],
             answer=r["answer"],
@@ -80,7 +86,7 @@ def collect(records: list[dict], judge: _Collecting) -> list[dict]:
         j = judge.judge(request)
         flagged = judge.default_thresholds.verdict(j.score) is not Verdict.GROUNDED
         gold = {c for sp in r.get("spans", []) for c in range(sp["start"], sp["end"])}
-        name, vectors, hard = judge.seen
+        name, vectors, hard, doubted = judge.seen
         sentences = {}
         for s in j.sentences:
             if judge.default_thresholds.verdict(s.score) is Verdict.GROUNDED:
@@ -103,6 +109,7 @@ def collect(records: list[dict], judge: _Collecting) -> list[dict]:
                 "sentences": sentences,  # flagged sentence -> its span characters
                 "vectors": vectors,
                 "hard": hard,
+                "doubted": doubted,  # passing sentences the ranker reads (flagged only if kept)
                 "labels": {i: float(_overlaps(r, j.sentences[i])) for i in vectors},
             }
         )
@@ -119,11 +126,13 @@ def predicted(row: dict, ranker: tuple | str | None) -> set[int]:
     if not row["flagged"]:
         return set()
     kept = set(row["sentences"])
+    if not isinstance(ranker, tuple) and ranker != "oracle":
+        kept -= row["doubted"]  # without a ranker, no passing sentence is flagged
     if ranker == "oracle" and row["vectors"]:
         # the best choice a ranker could make: exactly the ranked sentences holding a span
         # (all of them when none does)
         holding = {i for i, y in row["labels"].items() if y}
-        kept -= set(row["vectors"]) - (holding or set(row["vectors"]))
+        kept -= set(row["vectors"]) - (holding or set(row["vectors"]) - row["doubted"])
     elif isinstance(ranker, tuple) and row["vectors"]:
         model, cut, mu, sd = ranker
         order = sorted(row["vectors"])
@@ -202,9 +211,10 @@ def main() -> int:
     ap.add_argument(
         "--profiles",
         nargs="+",
-        default=["Summarization:record"],
-        help="rank in these profiles only (the default: data-to-text, where the ranker helps; "
-        "on QnA and plain summaries it moved span F1 within noise, --profiles all to see)",
+        default=["QnA:passages", "Summarization:record"],
+        help="rank in these profiles only (the default: multi-passage QnA and data-to-text, "
+        "where the ranker helps; on plain summaries it moves rag_dev's within noise and costs "
+        "the model time of their checks, --profiles all to see)",
     )
     ap.add_argument(
         "--free-signs",
@@ -219,6 +229,14 @@ def main() -> int:
         help="measure another cap on the sentences reread a check (the judge reads "
         "judges/_ranking.RANKED_SENTENCES); not with --write",
     )
+    ap.add_argument(
+        "--doubted-below",
+        type=float,
+        default=None,
+        help="measure another bound on the passing sentences the ranker reads beside the "
+        "flagged ones (the judge reads judges/_ranking.DOUBTED_BELOW; 0: flagged ones only); "
+        "not with --write",
+    )
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--out", type=Path, default=BUNDLED_MODEL)
     args = ap.parse_args()
@@ -229,6 +247,10 @@ def main() -> int:
         if args.write:
             ap.error("--ranked-sentences measures; the shipped cap is _ranking.RANKED_SENTENCES")
         _ranking.RANKED_SENTENCES = args.ranked_sentences
+    if args.doubted_below is not None:
+        if args.write:
+            ap.error("--doubted-below measures; the shipped bound is _ranking.DOUBTED_BELOW")
+        _ranking.DOUBTED_BELOW = args.doubted_below
 
     rag = load_records(args.data / "rag_dev.jsonl")
     dev = span_labelled(load_records(args.data / "dev.jsonl"))
@@ -241,8 +263,9 @@ def main() -> int:
     print(f"$ python benchmarks/fit_spans.py {' '.join(sys.argv[1:])}")
     print(
         f"{len(rows)} span-labelled answers; {sum(bool(r['vectors']) for r in rows)} flagged "
-        f"with two or more flagged sentences, {sum(len(r['vectors']) for r in rows)} sentences "
-        "ranked"
+        f"with two or more doubted sentences, {sum(len(r['vectors']) for r in rows)} sentences "
+        f"ranked, {sum(len(r['doubted']) for r in rows)} of them passing (below "
+        f"{_ranking.DOUBTED_BELOW})"
     )
     base = counts(rows, {})
     oracle = counts(rows, {p: "oracle" for p in {r["profile"] for r in rows}})

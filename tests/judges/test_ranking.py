@@ -12,8 +12,18 @@ import pytest
 from ground_integrations import GroundednessChecker, Verdict
 from ground_integrations.errors import ConfigurationError
 from ground_integrations.judges import CrossEncoderJudge
-from ground_integrations.judges._ranking import RANK_FEATURES, Ranker, keep
+from ground_integrations.judges._analysis import SentenceFeatures
+from ground_integrations.judges._ranking import (
+    DOUBTED_BELOW,
+    RANK_FEATURES,
+    RANKED_SENTENCES,
+    Ranker,
+    keep,
+    rank_vectors,
+    rerank,
+)
 from ground_integrations.judges.cross_encoder import BUNDLED_MODEL
+from ground_integrations.text import Span
 
 from .test_structure import counted_runs
 
@@ -94,31 +104,71 @@ def test_keep_takes_the_cut_the_hard_checks_and_at_least_the_likeliest() -> None
     assert keep({}, set(), 0.3) == set()
 
 
-def test_the_bundled_ranker_reads_data_to_text_only() -> None:
+def test_the_bundled_ranker_reads_multi_passage_qna_and_data_to_text() -> None:
     judge = CrossEncoderJudge()
-    assert set(judge.rankers) == {"Summarization:record"}
+    assert set(judge.rankers) == {"QnA:passages", "Summarization:record"}
     assert all(0.0 < r.cut < 1.0 for r in judge.rankers.values())
 
 
-def test_a_flagged_record_answer_keeps_its_inventions_and_clears_a_rewording(unranked) -> None:
+def test_a_flagged_record_answer_keeps_its_inventions_and_flags_one_told_in_plain_words(
+    unranked,
+) -> None:
+    """The lexical stage lets "a rooftop terrace with live jazz performances" pass (no figure,
+    no name, plain words a record's reviews might use); in the flagged answer the ranker reads
+    it beside the flagged sentences, and flags it (notSure) with its reason."""
     ranked = GroundednessChecker(cache_size=0).check(CONTEXT, ANSWER)
     plain = GroundednessChecker(CrossEncoderJudge(unranked), cache_size=0).check(CONTEXT, ANSWER)
     # the answer's verdict and score are the unranked judge's
     assert ranked.verdict is plain.verdict is Verdict.NOT_GROUNDED
     assert ranked.score == pytest.approx(plain.score)
     before, after = by_text(plain), by_text(ranked)
-    # without the ranker the takeout rewording ("grab food to go") is flagged with the rest
-    assert before[TAKEOUT].verdict is not Verdict.GROUNDED
-    assert after[TAKEOUT].verdict is Verdict.GROUNDED
-    assert after[TAKEOUT].reason.startswith("Likely supported")
-    assert not after[TAKEOUT].ungrounded_details
-    # the inventions keep their flags and spans
-    for invented in (JAZZ, FOUNDED, TASTING):
+    assert before[JAZZ].verdict is Verdict.GROUNDED
+    assert after[JAZZ].verdict is Verdict.NOT_SURE
+    assert "span ranker reads it as an invention" in after[JAZZ].reason
+    assert after[JAZZ].ungrounded_details
+    # the rewording ("grab food to go") passes either way; the inventions keep their flags
+    assert before[TAKEOUT].verdict is after[TAKEOUT].verdict is Verdict.GROUNDED
+    for invented in (FOUNDED, TASTING):
         assert after[invented].verdict is Verdict.NOT_GROUNDED, invented
         assert after[invented].ungrounded_details
     spans = {d.text for d in ranked.ungrounded_details}
     assert not any(TAKEOUT in s for s in spans)
     assert any("jazz" in s for s in spans)
+
+
+def test_the_ranker_clears_flagged_sentences_and_flags_doubted_ones() -> None:
+    """``rerank`` on given probabilities: a flagged sentence under the cut is cleared to the
+    grounded threshold, a passing one over it is lowered to notSure, a pinned one is kept."""
+    cut = CrossEncoderJudge().default_thresholds
+    n = len(RANK_FEATURES)
+    # the probability is the logistic of the first feature (bias 0, one coefficient)
+    ranker = Ranker(0.0, (1.0,) + (0.0,) * (n - 1), (0.0,) * n, (1.0,) * n, 0.5)
+    vectors = {0: [-2.0] + [0.0] * (n - 1), 1: [2.0] + [0.0] * (n - 1), 2: [-2.0] + [0.0] * (n - 1)}
+    scores = [0.2, 0.7, 0.6]  # 0 flagged, 1 and 2 pass
+    feats = [SentenceFeatures() for _ in scores]
+    out, cleared, added = rerank(ranker, vectors, feats, scores, cut)
+    assert set(cleared) == {0} and out[0] == cut.grounded
+    assert set(added) == {1} and cut.verdict(out[1]) is Verdict.NOT_SURE
+    assert out[2] == 0.6  # passing, and the ranker does not suspect it
+    # a sentence a hard check pins is never cleared, however unlikely the ranker finds it
+    feats[0].opposites.append(("rose", "fell"))
+    out, cleared, added = rerank(ranker, vectors, feats, scores, cut)
+    assert 0 not in cleared and out[0] == 0.2
+
+
+def test_doubted_sentences_are_read_only_beside_a_flagged_one() -> None:
+    cut = CrossEncoderJudge().default_thresholds
+    feats = [SentenceFeatures() for _ in range(7)]
+    spans = [Span(0, 4, "Text.") for _ in feats]
+    read = lambda need: dict.fromkeys(need, 0.5)  # noqa: E731
+    passing = [0.6, 0.7, 0.95, 0.75, 0.65, 0.9, 0.79]
+    assert rank_vectors(spans, feats, passing, {}, frozenset(), cut, read) == {}
+    scores = [0.3, *passing[1:]]
+    vectors = rank_vectors(spans, feats, scores, {}, frozenset(), cut, read)
+    # the flagged one and the weakest passing ones below DOUBTED_BELOW, RANKED_SENTENCES in all
+    doubted = [i for i in range(7) if scores[i] < DOUBTED_BELOW]
+    expected = sorted(doubted, key=lambda i: scores[i])[:RANKED_SENTENCES]
+    assert sorted(vectors) == sorted(expected) and 0 in vectors
 
 
 def test_a_sentence_a_hard_check_flags_is_never_cleared(unranked, tmp_path) -> None:

@@ -436,10 +436,11 @@ class CrossEncoderJudge(Judge):
                 overall = cap(overall, f)
         scores = self._sentence_scores(profile, spans, feats, words, given, support)
         cleared: dict[int, float] = {}
+        suspected: dict[int, str] = {}
         if self.default_thresholds.verdict(overall) is not Verdict.GROUNDED:
             ranker = self.rankers.get(name) or self.rankers.get(request.task.value)
             if ranker is not None:
-                scores, cleared = self._rank(
+                scores, cleared, suspected = self._rank(
                     name,
                     ranker,
                     index,
@@ -451,7 +452,7 @@ class CrossEncoderJudge(Judge):
                     self.max_model_pairs - used,
                 )
         notes = [
-            f"the model's support: {support[i]:.2f}" if i in support else ""
+            suspected.get(i) or (f"the model's support: {support[i]:.2f}" if i in support else "")
             for i in range(len(spans))
         ]
         judgement = self.heuristic.judgement(
@@ -518,11 +519,18 @@ class CrossEncoderJudge(Judge):
         support: dict[int, float],
         given: frozenset[str],
         budget: int,
-    ) -> tuple[list[float], dict[int, float]]:
-        """``scores`` after the ranker of profile ``name`` (:func:`._ranking.rerank`), and the
-        sentences it cleared with its probability that they invent something."""
+    ) -> tuple[list[float], dict[int, float], dict[int, str]]:
+        """``scores`` after the ranker of profile ``name`` (:func:`._ranking.rerank`), the
+        sentences it cleared with its probability that they invent something, and a note for
+        each passing sentence it flagged."""
         vectors = self._rank_vectors(index, spans, feats, scores, support, given, budget)
-        return rerank(ranker, vectors, feats, scores, self.default_thresholds)
+        scores, cleared, added = rerank(ranker, vectors, feats, scores, self.default_thresholds)
+        notes = {
+            i: f"the span ranker reads it as an invention: probability {p:.2f}, the model's "
+            f"support {1.0 - vectors[i][0]:.2f}"
+            for i, p in added.items()
+        }
+        return scores, cleared, notes
 
     def _weakest_support(
         self,
