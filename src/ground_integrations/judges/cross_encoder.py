@@ -224,8 +224,8 @@ class CrossEncoderJudge(Judge):
         self._model_digest: str | None = None
         self._fit_digest: str | None = None
         self._stack_batching = "padded"
-        #: per profile, which flagged sentences of a flagged answer stay flagged
-        #: (:mod:`._ranking`; ``spans.json`` beside the model, absent: none are cleared)
+        #: per profile, which doubted sentences of a flagged answer carry the blame
+        #: (:mod:`._ranking`; ``spans.json`` beside the model, absent: none are reranked)
         self.rankers: dict[str, Ranker] = {}
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
@@ -497,7 +497,7 @@ class CrossEncoderJudge(Judge):
         given: frozenset[str],
         budget: int,
     ) -> dict[int, list[float]]:
-        """What the ranker reads of the flagged sentences (:func:`._ranking.rank_vectors`); the
+        """What the ranker reads of the doubted sentences (:func:`._ranking.rank_vectors`); the
         model reads each against its 3-sentence window, at most ``budget`` pairs."""
 
         def read(need: list[int]) -> dict[int, float]:
