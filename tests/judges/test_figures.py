@@ -440,3 +440,23 @@ def test_a_hedged_figure_is_read_as_a_figure_and_its_hedge_is_no_missing_word(ta
         "The city has roughly 5 million residents.",
         "5 million",
     )
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_year_is_given_instead_only_by_a_year(task) -> None:
+    """A wrong year is named against a year the context gives, never against the nearest count:
+    "opened it in 1998" beside a record's hours "11:0-22:0" read "(it gives 22)"."""
+    from ground_integrations import GroundednessChecker
+
+    checker = GroundednessChecker(cache_size=0)
+    query = "When did it open?" if task == "QnA" else None
+    hours = ['{"name": "Harbor Noodle House", "hours": {"Friday": "11:0-22:0"}}']
+    result = checker.check(hours, "Harbor Noodle House opened in 1998.", query, task=task)
+    (sentence,) = result.sentences
+    assert "the figure 1998 does not appear in the context" in sentence.reason.lower()
+    assert "it gives" not in sentence.reason
+    dated = ["The tower was completed in 1889 and has 12 lifts."]
+    result = checker.check(dated, "The tower was completed in 1898.", query, task=task)
+    assert "the figure 1898 does not appear in the context (it gives 1889)" in (
+        result.sentences[0].reason.lower()
+    )

@@ -11,7 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 
 from ..text import stem
-from ._figures import EXACT, Figure, Reading, scaled, unit_kinds
+from ._figures import EXACT, YEAR, Figure, Reading, is_year, scaled, unit_kinds
 from ._lexicon import (
     AMBIGUOUS_UNITS,
     CALENDAR_NAMES,
@@ -397,6 +397,8 @@ def figure_problems(
         if not supported:
             first = figure.readings[0]
             nearest = instead or closest_figure(first.value, pool, extra)
+            if nearest is not None and is_year(figure) and not YEAR.fullmatch(nearest):
+                nearest = None  # only a year stands for a year ("1998", not an hour's "22")
             if nearest is not None and first.unit in units_of(nearest):
                 nearest = f"{nearest} {first.unit}"
             out.append((figure, nearest))
