@@ -1,4 +1,5 @@
-"""Fit the default judge's span ranker (``spans.json``) and measure its character span F1.
+"""Fit the default judge's span ranker and narrowers (``spans.json``) and measure their
+character span F1.
 
 A flagged answer's doubted sentences (those flagged, and those passing with a score below
 ``_ranking.DOUBTED_BELOW``) are reread (``judges/_ranking.py``): a logistic model over the
@@ -9,12 +10,18 @@ cross-encoder that did not train on it (the fold models of ``training/run_in_dom
 ``fit_default.py``), and collects every ranked sentence's features, whether it overlaps an
 annotated span, and the judge's narrowed spans for it.
 
+The narrower (``judges/_narrowing.py``) then chooses, word by word, which words of each kept
+sentence carry the invention: a logistic model over ``WORD_FEATURES`` (the judge's marks, the
+clause they sit in, what the context lacks), fitted on the words of the flagged and doubted
+sentences, each labelled by whether it lies in an annotated span.
+
 It prints, per group, the character-level span F1 of the judge's spans without the ranker and
-with it, over ``--seeds`` random grouped 5-fold splits (a source's answers stay on one side; the
-ranker and its cut are fitted on the other four folds). The answer verdicts are the shipped
+narrower, with the ranker, with the narrower, and with both, over ``--seeds`` random grouped
+5-fold splits (a source's answers stay on one side; the narrowers, the ranker and their cuts are
+fitted on the other four folds, the narrowers first). The answer verdicts are the shipped
 stack's (fitted on these records: read the cross-validated balanced accuracies in
-``repeated_cv_default.txt``); only the choice of sentences is held out. ``--write`` fits the
-ranker on every record and writes ``spans.json`` into ``--out``.
+``repeated_cv_default.txt``); only the choice of sentences and words is held out. ``--write``
+fits both on every record and writes ``spans.json`` into ``--out``.
 
     python benchmarks/fit_spans.py --fold-models training/runs/export-g51-e3-lr1-fold0 \\
         training/runs/export-g51-e3-lr1-fold1 --seeds 20 --write
@@ -37,6 +44,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from fit_default import MonotoneLogistic  # noqa: E402
 from ground_integrations.judges import _ranking  # noqa: E402
+from ground_integrations.judges._narrowing import (  # noqa: E402
+    Narrower,
+    chosen_spans,
+    kept_words,
+    word_vectors,
+)
 from ground_integrations.judges._ranking import RANK_FEATURES, Ranker, is_pinned, keep  # noqa: E402
 from ground_integrations.judges.cross_encoder import (  # noqa: E402
     BUNDLED_MODEL,
@@ -47,6 +60,15 @@ from ground_integrations.models import GroundednessRequest, Verdict  # noqa: E40
 #: The features that say a sentence lacks support: their coefficients are kept >= 0.
 BADNESS = ("unsupported", "weak", "hard", "missing_words", "missing_stems", "plain_missing")
 CUTS = np.round(np.arange(0.05, 0.81, 0.05), 2)
+#: rag_dev's three subtasks, whose characters are also pooled into one figure
+RAG_DEV = (
+    "ragtruth:QnA:QA",
+    "ragtruth:Summarization:Data2txt",
+    "ragtruth:Summarization:Summary",
+)
+POOLED = "rag_dev (the three pooled)"
+#: the narrowers' cuts tried
+WORD_CUTS = np.round(np.arange(0.05, 0.76, 0.05), 2)
 
 
 class _Collecting(CrossEncoderJudge):
@@ -59,6 +81,7 @@ class _Collecting(CrossEncoderJudge):
         n = len(RANK_FEATURES)
         dummy = Ranker(0.0, (0.0,) * n, (0.0,) * n, (1.0,) * n, 1.0)
         self.rankers = {name: dummy for name in self.profiles or {}}
+        self.narrowers = {}  # the words as the judge marks them
         self.seen: tuple[str, dict[int, list[float]], set[int], set[int]] = ("", {}, set(), set())
 
     def _rank(self, name, ranker, index, spans, feats, scores, support, given, budget):  # type: ignore[no-untyped-def]
@@ -87,7 +110,9 @@ def collect(records: list[dict], judge: _Collecting) -> list[dict]:
         flagged = judge.default_thresholds.verdict(j.score) is not Verdict.GROUNDED
         gold = {c for sp in r.get("spans", []) for c in range(sp["start"], sp["end"])}
         name, vectors, hard, doubted = judge.seen
+        index, given = judge.heuristic.analyse(request)[0], judge.heuristic.given(request)
         sentences = {}
+        words = {}
         for s in j.sentences:
             if judge.default_thresholds.verdict(s.score) is Verdict.GROUNDED:
                 continue
@@ -97,6 +122,18 @@ def collect(records: list[dict], judge: _Collecting) -> list[dict]:
                 for c in range(d.offset.code_point, d.offset.code_point + d.length.code_point)
             } or set(range(s.start, s.end))
             sentences[s.index] = chars
+            marked = [
+                (
+                    d.offset.code_point - s.start,
+                    d.offset.code_point - s.start + d.length.code_point,
+                    d.kind,
+                )
+                for d in s.ungrounded_details
+            ]
+            if marked:
+                at, X = word_vectors(s.text, marked, s.score, index, given)
+                labels = [any(s.start + c in gold for c in range(a, b)) for a, b in at]
+                words[s.index] = (s.start, at, X, labels, marked, s.kind)
         rows.append(
             {
                 "group": ":".join(
@@ -107,6 +144,7 @@ def collect(records: list[dict], judge: _Collecting) -> list[dict]:
                 "flagged": flagged,
                 "gold": gold,
                 "sentences": sentences,  # flagged sentence -> its span characters
+                "words": words,  # flagged sentence -> its words, their vectors and labels
                 "vectors": vectors,
                 "hard": hard,
                 "doubted": doubted,  # passing sentences the ranker reads (flagged only if kept)
@@ -122,7 +160,7 @@ def _overlaps(record: dict, sentence) -> bool:  # type: ignore[no-untyped-def]
     )
 
 
-def predicted(row: dict, ranker: tuple | str | None) -> set[int]:
+def predicted(row: dict, ranker: tuple | str | None, narrower: tuple | None = None) -> set[int]:
     if not row["flagged"]:
         return set()
     kept = set(row["sentences"])
@@ -140,13 +178,35 @@ def predicted(row: dict, ranker: tuple | str | None) -> set[int]:
         probs = model.predict_proba(X)[:, 1]
         chosen = keep(dict(zip(order, map(float, probs))), row["hard"], cut)
         kept -= set(order) - chosen
-    return {c for i in kept for c in row["sentences"][i]}
+    chars = narrowed(row, narrower) if narrower is not None else row["sentences"]
+    return {c for i in kept for c in chars[i]}
 
 
-def counts(rows: list[dict], rankers: dict) -> dict[str, list[int]]:
+def narrowed(row: dict, narrower: tuple) -> dict[int, set[int]]:
+    """Each flagged or doubted sentence's span characters once ``narrower`` (trees, cut) chose
+    its words (``_narrowing.chosen_spans``, as the judge does)."""
+    model, cut = narrower
+    cached = row.get("_probabilities")
+    if cached is None or cached[0] is not model:  # one model at a time: a fold's
+        cached = row["_probabilities"] = (
+            model,
+            {
+                i: model.predict_proba(np.asarray(X))[:, 1] if X else np.zeros(0)
+                for i, (_, _, X, _, _, _) in row["words"].items()
+            },
+        )
+    probabilities = cached[1]
+    out = dict(row["sentences"])
+    for i, (start, at, X, _, marked, kind) in row["words"].items():
+        spans = chosen_spans(at, kept_words(probabilities[i], X, cut), marked, kind)
+        out[i] = {start + c for a, b, _ in spans for c in range(a, b)}
+    return out
+
+
+def counts(rows: list[dict], rankers: dict, narrowers: dict | None = None) -> dict[str, list[int]]:
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for row in rows:
-        pred = predicted(row, rankers.get(row["profile"]))
+        pred = predicted(row, rankers.get(row["profile"]), (narrowers or {}).get(row["profile"]))
         c = out[row["group"]]
         c[0] += len(pred & row["gold"])
         c[1] += len(pred - row["gold"])
@@ -154,13 +214,69 @@ def counts(rows: list[dict], rankers: dict) -> dict[str, list[int]]:
     return out
 
 
+def pool(per_group: dict[str, list[int]]) -> list[int]:
+    """rag_dev's three subtasks' counts added up."""
+    return np.sum([per_group[g] for g in RAG_DEV], 0).tolist()
+
+
 def f1(c: list[int]) -> float:
     return 2 * c[0] / (2 * c[0] + c[1] + c[2]) if c[0] + c[1] + c[2] else float("nan")
 
 
-def fit(rows: list[dict], C: float, profiles: list[str], monotone: bool = True) -> dict:
-    """Per profile: the logistic model, the cut with the best span F1 on ``rows`` and the
-    features' means and deviations."""
+def fit_narrowers(rows: list[dict], profiles: list[str], C: float = 1.0) -> dict:
+    """Per profile: a logistic model over the words of its flagged and doubted sentences (does
+    a word lie in an annotated span?), the features' means and deviations, and the cut with
+    the best span F1 on ``rows`` (no ranker)."""
+    out = {}
+    for profile in profiles:
+        mine = [r for r in rows if r["profile"] == profile and r["flagged"]]
+        X = np.array([x for r in mine for w in r["words"].values() for x in w[2]])
+        y = np.array([label for r in mine for w in r["words"].values() for label in w[3]])
+        if len(set(y)) < 2:
+            continue
+        mu, sd = X.mean(0), X.std(0)
+        sd[sd < 1e-9] = 1.0
+        model = _Scaled(LogisticRegression(C=C, max_iter=3000).fit((X - mu) / sd, y), mu, sd)
+        best = max(
+            WORD_CUTS,
+            key=lambda cut: (
+                f1(np.sum(list(counts(mine, {}, {profile: (model, cut)}).values()), 0).tolist()),
+                -cut,
+            ),
+        )
+        out[profile] = (model, float(best))
+    return out
+
+
+class _Scaled:
+    """A logistic model over standardised features, read on raw ones."""
+
+    def __init__(self, model: LogisticRegression, mu: np.ndarray, sd: np.ndarray) -> None:
+        self.model, self.mu, self.sd = model, mu, sd
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return self.model.predict_proba((X - self.mu) / self.sd)
+
+
+def to_narrower(model: _Scaled, cut: float) -> Narrower:
+    return Narrower(
+        float(model.model.intercept_[0]),
+        tuple(map(float, model.model.coef_[0])),
+        tuple(map(float, model.mu)),
+        tuple(map(float, model.sd)),
+        cut,
+    )
+
+
+def fit(
+    rows: list[dict],
+    C: float,
+    profiles: list[str],
+    monotone: bool = True,
+    narrowers: dict | None = None,
+) -> dict:
+    """Per profile: the logistic model, the cut with the best span F1 on ``rows`` (the words
+    chosen by ``narrowers``) and the features' means and deviations."""
     out = {}
     for profile in sorted({r["profile"] for r in rows if r["vectors"]}):
         if profile not in profiles and profiles != ["all"]:
@@ -182,7 +298,9 @@ def fit(rows: list[dict], C: float, profiles: list[str], monotone: bool = True) 
             CUTS,
             key=lambda cut: (
                 f1(
-                    np.sum(list(counts(mine, {profile: (model, cut, mu, sd)}).values()), 0).tolist()
+                    np.sum(
+                        list(counts(mine, {profile: (model, cut, mu, sd)}, narrowers).values()), 0
+                    ).tolist()
                 ),
                 -cut,
             ),
@@ -215,6 +333,13 @@ def main() -> int:
         help="rank in these profiles only (the default: multi-passage QnA and data-to-text, "
         "where the ranker helps; on plain summaries it moves rag_dev's within noise and costs "
         "the model time of their checks, --profiles all to see)",
+    )
+    ap.add_argument(
+        "--narrow",
+        nargs="*",
+        default=["Summarization", "Summarization:record"],
+        help="fit a narrower in these profiles only (the default: summaries and data-to-text, "
+        "where it helps; in multi-passage QnA the words as marked do better)",
     )
     ap.add_argument(
         "--free-signs",
@@ -269,38 +394,68 @@ def main() -> int:
     )
     base = counts(rows, {})
     oracle = counts(rows, {p: "oracle" for p in {r["profile"] for r in rows}})
-    scores: dict[str, list[float]] = defaultdict(list)
+    ways = ("ranked", "narrowed", "both")
+    scores: dict[str, dict[str, list[float]]] = {w: defaultdict(list) for w in ways}
     chosen: dict[str, list[float]] = defaultdict(list)
+    word_cuts: dict[str, list[float]] = defaultdict(list)
     for seed in range(args.seeds):
         rng = np.random.default_rng(seed)
         names = sorted(set(contexts))
         fold = dict(zip(names, rng.permutation(len(names)) % 5))
-        total: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        total = {w: defaultdict(lambda: [0, 0, 0]) for w in ways}
         for k in range(5):
             train = [r for r in rows if fold[r["context"]] != k]
             test = [r for r in rows if fold[r["context"]] == k]
+            narrowers = fit_narrowers(train, args.narrow, args.C)
             rankers = fit(train, args.C, args.profiles, not args.free_signs)
-            for p, (_, cut, _, _) in rankers.items():
+            both = fit(train, args.C, args.profiles, not args.free_signs, narrowers)
+            for p, (_, cut, _, _) in both.items():
                 chosen[p].append(cut)
-            for g, c in counts(test, rankers).items():
-                total[g] = [a + b for a, b in zip(total[g], c)]
-        for g in groups:
-            scores[g].append(f1(total[g]))
-    print(f"{'group':36s} {'n':>5s} {'without':>8s} {'ranked':>8s} {'sd':>6s} {'best':>6s}")
+            for p, (_, cut) in narrowers.items():
+                word_cuts[p].append(cut)
+            for way, (r_, n_) in {
+                "ranked": (rankers, {}),
+                "narrowed": ({}, narrowers),
+                "both": (both, narrowers),
+            }.items():
+                for g, c in counts(test, r_, n_).items():
+                    total[way][g] = [a + b for a, b in zip(total[way][g], c)]
+        for way in ways:
+            for g in groups:
+                scores[way][g].append(f1(total[way][g]))
+            scores[way][POOLED].append(f1(pool(total[way])))
+    print(
+        f"{'group':36s} {'n':>5s} {'without':>8s} {'ranked':>8s} {'narrowed':>9s} {'both':>8s}"
+        f" {'sd':>6s} {'best':>6s}"
+    )
     for g in groups:
         n = sum(r["group"] == g for r in rows)
         print(
-            f"{g:36s} {n:5d} {f1(base[g]):8.3f} {np.mean(scores[g]):8.3f} {np.std(scores[g]):6.3f}"
-            f" {f1(oracle[g]):6.3f}"
+            f"{g:36s} {n:5d} {f1(base[g]):8.3f} {np.mean(scores['ranked'][g]):8.3f}"
+            f" {np.mean(scores['narrowed'][g]):9.3f} {np.mean(scores['both'][g]):8.3f}"
+            f" {np.std(scores['both'][g]):6.3f} {f1(oracle[g]):6.3f}"
         )
+    n = sum(r["group"] in RAG_DEV for r in rows)
     print(
-        "best: the ranked sentences that hold an annotated span kept, the others cleared, in "
-        "every profile (what a perfect ranker would give with today's narrowing)"
+        f"{POOLED:36s} {n:5d} {f1(pool(base)):8.3f} {np.mean(scores['ranked'][POOLED]):8.3f}"
+        f" {np.mean(scores['narrowed'][POOLED]):9.3f} {np.mean(scores['both'][POOLED]):8.3f}"
+        f" {np.std(scores['both'][POOLED]):6.3f} {f1(pool(oracle)):6.3f}"
+    )
+    print(
+        "ranked: the span ranker alone; narrowed: the narrowers alone; both: as shipped (sd is "
+        "its spread over splits); best: the ranked sentences that hold an annotated span kept, "
+        "the others cleared, in every profile, words as the judge marks them (what a perfect "
+        "ranker would give without the narrowers)"
     )
     for p, cuts in sorted(chosen.items()):
         print(f"cut chosen for {p}: median {np.median(cuts):.2f} (range {min(cuts)}-{max(cuts)})")
-    final = fit(rows, args.C, args.profiles, not args.free_signs)
-    insample = counts(rows, final)
+    for p, cuts in sorted(word_cuts.items()):
+        print(
+            f"word cut chosen for {p}: median {np.median(cuts):.2f} (range {min(cuts)}-{max(cuts)})"
+        )
+    narrowers = fit_narrowers(rows, args.narrow, args.C)
+    final = fit(rows, args.C, args.profiles, not args.free_signs, narrowers)
+    insample = counts(rows, final, narrowers)
     print(
         "in-sample, fitted on every record: "
         + ", ".join(f"{g} {f1(insample[g]):.3f}" for g in groups)
@@ -310,6 +465,7 @@ def main() -> int:
             "version": 1,
             "fitted_on": "rag_dev.jsonl and dev.jsonl's RAGTruth records (benchmarks/fit_spans.py)",
             "profiles": {p: to_ranker(*fitted).to_json() for p, fitted in final.items()},
+            "narrowers": {p: to_narrower(*fitted).to_json() for p, fitted in narrowers.items()},
         }
         path = args.out / "spans.json"
         path.write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")

@@ -93,6 +93,20 @@ def unranked(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def lenient(tmp_path_factory) -> Path:
+    """The bundled model and ranker, the data-to-text ranker's cut at 0.35 (where the fit put it
+    at stop 54; since the narrowers of stop 55 it chooses 0.5 on every record, 0.3-0.55 over
+    the twenty splits): its coefficients decide which doubted sentence it flags."""
+    path = tmp_path_factory.mktemp("lenient")
+    for name in ("model.onnx", "tokenizer.json", "stack.json"):
+        shutil.copy(BUNDLED_MODEL / name, path / name)
+    spans = json.loads((BUNDLED_MODEL / "spans.json").read_text())
+    spans["profiles"]["Summarization:record"]["cut"] = 0.35
+    (path / "spans.json").write_text(json.dumps(spans))
+    return path
+
+
 def by_text(result) -> dict[str, object]:
     return {s.text: s for s in result.sentences}
 
@@ -111,12 +125,12 @@ def test_the_bundled_ranker_reads_multi_passage_qna_and_data_to_text() -> None:
 
 
 def test_a_flagged_record_answer_keeps_its_inventions_and_flags_one_told_in_plain_words(
-    unranked,
+    unranked, lenient
 ) -> None:
     """The lexical stage lets "a rooftop terrace with live jazz performances" pass (no figure,
     no name, plain words a record's reviews might use); in the flagged answer the ranker reads
     it beside the flagged sentences, and flags it (notSure) with its reason."""
-    ranked = GroundednessChecker(cache_size=0).check(CONTEXT, ANSWER)
+    ranked = GroundednessChecker(CrossEncoderJudge(lenient), cache_size=0).check(CONTEXT, ANSWER)
     plain = GroundednessChecker(CrossEncoderJudge(unranked), cache_size=0).check(CONTEXT, ANSWER)
     # the answer's verdict and score are the unranked judge's
     assert ranked.verdict is plain.verdict is Verdict.NOT_GROUNDED

@@ -21,7 +21,6 @@ from ..text import Span, split_sentences
 __all__ = [
     "empty_field_claims",
     "empty_fields",
-    "field_conflicts",
     "field_readings",
     "is_record",
     "record_units",
@@ -291,16 +290,6 @@ def empty_fields(record: Any) -> list[tuple[str, ...]]:
 _COPULA = frozenset({"is", "are", "was", "were", "be", "isnt", "arent", "wasnt", "werent"})
 
 
-def field_conflicts(
-    fields: list[tuple[tuple[str, ...], bool]],
-    words: list[str],
-    negations: frozenset[str],
-    gaps: list[str] | None = None,
-) -> list[str]:
-    """The yes/no fields a sentence states the opposite of (see :func:`field_readings`)."""
-    return field_readings(fields, words, negations, gaps)[0]
-
-
 def field_readings(
     fields: list[tuple[tuple[str, ...], bool]],
     words: list[str],
@@ -359,7 +348,7 @@ def _stated(
     negations: frozenset[str],
 ) -> tuple[bool, str] | None:
     """Whether a sentence denies the field it names, and the field as it names it; ``None``
-    where it does not name it (see :func:`field_conflicts`)."""
+    where it does not name it (see :func:`field_readings`)."""
     positions = _named_at(names, stems, joined, gaps)
     if positions is None:
         return None
@@ -410,7 +399,7 @@ def empty_field_claims(
 def _named_at(
     names: tuple[str, ...], stems: list[str], joined: list[str], gaps: list[str]
 ) -> list[int] | None:
-    """Where a sentence names a field (see :func:`field_conflicts`): its last mention, all its
+    """Where a sentence names a field (see :func:`field_readings`): its last mention, all its
     stems in one phrase, or its joined spelling; ``None`` where it does not."""
     plain = [n for n in names if not n.startswith("+")]
     spelled = [n[1:] for n in names if n.startswith("+")]
@@ -446,7 +435,7 @@ def _as_named(
 
 
 def _denied_before(words: list[str], gaps: list[str], at: int, negations: frozenset[str]) -> bool:
-    """A negation stands before ``words[at]`` in its clause (see :func:`field_conflicts`)."""
+    """A negation stands before ``words[at]`` in its clause (see :func:`field_readings`)."""
     for k in range(at - 1, max(-1, at - 1 - _NEGATION_REACH), -1):
         gap = gaps[k + 1]
         if any(c in gap for c in ".;:!?()"):

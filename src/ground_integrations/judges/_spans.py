@@ -22,7 +22,9 @@ word a structural check names: one the window denies), and marked words separate
 :data:`BRIDGE` function words form one span. The span is the whole sentence when nothing
 specific is found (a model-only rejection), when the conflict is in no one word (a record's
 field, a negation the window has about other words), and when most of the sentence is content
-the context lacks (:data:`WHOLE_SHARE`). Offsets are code points of the answer;
+the context lacks (:data:`WHOLE_SHARE`). Where the profile has a learned narrowing
+(:mod:`._narrowing`), it then keeps the words of these spans and their clauses that carry the
+invention, as annotators mark them. Offsets are code points of the answer;
 :class:`~ground_integrations.models.UngroundedDetail` adds utf8 and utf16.
 """
 
@@ -41,6 +43,7 @@ from ._framing import mask_attribution
 from ._hours import mask_hours
 from ._index import ContextIndex
 from ._lexicon import NEGATIONS, STOPWORDS, UNITS
+from ._narrowing import Narrower, narrow
 from ._tokens import Tokens, analyse, is_shouted, read_as
 
 __all__ = [
@@ -212,11 +215,15 @@ def ungrounded_spans(
     index: ContextIndex,
     given: Tokens | None = None,
     support: float | None = None,
+    narrower: Narrower | None = None,
+    score: float = 0.0,
 ) -> tuple[UngroundedKind, list[tuple[int, int, UngroundedKind]]]:
     """The kind of a flagged sentence and its ungrounded spans, as ``(start, end, kind)``
     code-point offsets into ``sentence``; the whole sentence (stripped) when nothing narrower is
     found. ``given``: the query's tokens in QnA (its words count as given); ``support``: the
-    model's support for the sentence, when the model scored it."""
+    model's support for the sentence, when the model scored it; ``narrower``: the profile's
+    learned narrowing (:mod:`._narrowing`), given the sentence's ``score``, which keeps the
+    words that carry the invention."""
     reading = _read(sentence, feats, index, given, support)
     marked = sum(
         m.kind is Kind.UNSUPPORTED and reading.folded[m.word] not in STOPWORDS
@@ -231,6 +238,8 @@ def ungrounded_spans(
     if not spans:
         start = len(sentence) - len(sentence.lstrip())
         spans = [(start, len(sentence.rstrip()), reading.kind)]
+    if narrower is not None:
+        spans = narrow(narrower, sentence, spans, reading.kind, score, index, given)
     return reading.kind, spans
 
 
@@ -366,10 +375,12 @@ def ungrounded_details(
     reason: str,
     given: Tokens | None = None,
     support: float | None = None,
+    narrower: Narrower | None = None,
+    score: float = 0.0,
 ) -> tuple[UngroundedKind, list[UngroundedDetail]]:
     """:func:`ungrounded_spans` of one answer sentence as details of the answer, each reason
     labelled with its kind ("Contradicted by the context: ...")."""
-    kind, spans = ungrounded_spans(sentence.text, feats, index, given, support)
+    kind, spans = ungrounded_spans(sentence.text, feats, index, given, support, narrower, score)
     reason = reason[:1].lower() + reason[1:]
     return kind, [
         UngroundedDetail.from_span(

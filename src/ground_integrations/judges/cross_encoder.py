@@ -47,6 +47,7 @@ from ._features import (
 )
 from ._index import ContextIndex
 from ._language import language_checked
+from ._narrowing import Narrower
 from ._profiles import (
     STACK_FEATURES,
     Profile,
@@ -227,6 +228,9 @@ class CrossEncoderJudge(Judge):
         #: per profile, which doubted sentences of a flagged answer carry the blame
         #: (:mod:`._ranking`; ``spans.json`` beside the model, absent: none are reranked)
         self.rankers: dict[str, Ranker] = {}
+        #: per profile, which words of a flagged sentence carry the invention
+        #: (:mod:`._narrowing`; ``spans.json``'s ``narrowers``, absent: the marked words stand)
+        self.narrowers: dict[str, Narrower] = {}
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
             self._read_stack(stack)
@@ -272,9 +276,13 @@ class CrossEncoderJudge(Judge):
         if spans.exists():
             ranking = spans.read_bytes()
             try:
+                fitted = json.loads(ranking.decode("utf-8"))
                 self.rankers = {
-                    name: Ranker.from_json(spec)
-                    for name, spec in json.loads(ranking.decode("utf-8"))["profiles"].items()
+                    name: Ranker.from_json(spec) for name, spec in fitted["profiles"].items()
+                }
+                self.narrowers = {
+                    name: Narrower.from_json(spec)
+                    for name, spec in fitted.get("narrowers", {}).items()
                 }
             except (KeyError, TypeError, ValueError) as exc:
                 raise ConfigurationError(
@@ -456,7 +464,16 @@ class CrossEncoderJudge(Judge):
             for i in range(len(spans))
         ]
         judgement = self.heuristic.judgement(
-            request, index, spans, feats, overall, scores, notes, support=support, cleared=cleared
+            request,
+            index,
+            spans,
+            feats,
+            overall,
+            scores,
+            notes,
+            support=support,
+            cleared=cleared,
+            narrower=self.narrowers.get(name),
         )
         # language honesty (_language.py): on a language the model and lexicon do not read,
         # notSure with the reason, unless the lexical evidence alone decides

@@ -42,6 +42,7 @@ from ._analysis import (
     cap,
 )
 from ._index import ContextIndex, index_context
+from ._narrowing import Narrower
 from ._revision import LEXICAL_CODE
 from ._spans import MODEL_REJECTS, ungrounded_details
 from ._tokens import Tokens, analyse
@@ -252,6 +253,7 @@ class HeuristicJudge(Judge):
         notes: Sequence[str] | None = None,
         support: Mapping[int, float] | None = None,
         cleared: Mapping[int, float] | None = None,
+        narrower: Narrower | None = None,
     ) -> Judgement:
         """A Judgement from an answer score and per-sentence scores, with evidence and reasons.
 
@@ -259,7 +261,8 @@ class HeuristicJudge(Judge):
         ``support``: the model's support for the sentences it scored (by sentence index); a
         flagged sentence gets its kind and narrowed spans from :func:`._spans.ungrounded_details`.
         ``cleared``: the sentences of a flagged answer that :mod:`._ranking` cleared, with its
-        probability that they invent something (their reason says so).
+        probability that they invent something (their reason says so). ``narrower``: the
+        profile's learned narrowing of a flagged sentence's spans (:mod:`._narrowing`).
         """
         given = self.given(request)
         cut = self.default_thresholds
@@ -332,6 +335,8 @@ class HeuristicJudge(Judge):
                         reason,
                         given,
                         (support or {}).get(i),
+                        narrower,
+                        round(score, 6),
                     )
             sentences.append(
                 SentenceJudgement(
