@@ -21,18 +21,19 @@ written by ``benchmarks/fit_spans.py``; a profile without one keeps the marked s
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from itertools import accumulate
-from typing import Any
 
 from ..models import UngroundedKind
 from ..text import fold, stem, word_spans
+from ._fitted import FittedLogistic
 from ._index import ContextIndex
 from ._lexicon import STOPWORDS
+from ._ranking import Ranker
 from ._tokens import Tokens
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "chosen_spans",
     "kept_words",
     "narrow",
+    "read_spans_fit",
     "runs",
     "word_vectors",
 ]
@@ -81,47 +83,22 @@ _WHOLE = 0.9
 Spans = Sequence[tuple[int, int, UngroundedKind]]
 
 
-@dataclass(frozen=True)
-class Narrower:
+class Narrower(FittedLogistic):
     """A fitted logistic model over :data:`WORD_FEATURES` and the probability a word must
     reach to be kept (``cut``)."""
 
-    bias: float
-    coef: tuple[float, ...]
-    mu: tuple[float, ...]
-    sd: tuple[float, ...]
-    cut: float
+    FEATURES = WORD_FEATURES
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Narrower:
-        if tuple(data["features"]) != WORD_FEATURES:
-            raise ValueError(f"fitted on {data['features']}, not {list(WORD_FEATURES)}")
-        coef, mu, sd = (tuple(float(v) for v in data[k]) for k in ("coef", "mu", "sd"))
-        if not len(coef) == len(mu) == len(sd) == len(WORD_FEATURES):
-            raise ValueError("coef, mu and sd must each have one number a feature")
-        if any(v <= 0 for v in sd):
-            raise ValueError("each deviation must be positive")
-        return cls(float(data["bias"]), coef, mu, sd, float(data["cut"]))
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "features": list(WORD_FEATURES),
-            "bias": self.bias,
-            "coef": list(self.coef),
-            "mu": list(self.mu),
-            "sd": list(self.sd),
-            "cut": self.cut,
-        }
-
-    def probabilities(self, vectors: Sequence[Sequence[float]]) -> list[float]:
-        """Each word's probability of being kept."""
-        weights = [c / s for c, s in zip(self.coef, self.sd)]
-        shift = self.bias - sum(w * m for w, m in zip(weights, self.mu))
-        out = []
-        for vector in vectors:
-            z = shift + sum(w * v for w, v in zip(weights, vector))
-            out.append(1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z)))))
-        return out
+def read_spans_fit(raw: bytes) -> tuple[dict[str, Ranker], dict[str, Narrower]]:
+    """The rankers and narrowers of a ``spans.json`` (each per profile); ``ValueError``,
+    ``KeyError`` or ``TypeError`` when it is not one this release reads."""
+    fitted = json.loads(raw.decode("utf-8"))
+    rankers = {name: Ranker.from_json(spec) for name, spec in fitted["profiles"].items()}
+    narrowers = {
+        name: Narrower.from_json(spec) for name, spec in fitted.get("narrowers", {}).items()
+    }
+    return rankers, narrowers
 
 
 def word_vectors(

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from ..models import Verdict
 from ..text import Span
 from ..thresholds import Thresholds
 from ._analysis import SentenceFeatures, cap
 from ._features import plain_missing
+from ._fitted import FittedLogistic
 
 __all__ = [
     "DOUBTED_BELOW",
@@ -106,41 +105,11 @@ def rank_vector(
     ]
 
 
-@dataclass(frozen=True)
-class Ranker:
+class Ranker(FittedLogistic):
     """A fitted logistic model over :data:`RANK_FEATURES` and the probability a kept sentence
     must reach (``cut``)."""
 
-    bias: float
-    coef: tuple[float, ...]
-    mu: tuple[float, ...]
-    sd: tuple[float, ...]
-    cut: float
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Ranker:
-        if tuple(data["features"]) != RANK_FEATURES:
-            raise ValueError(f"fitted on {data['features']}, not {list(RANK_FEATURES)}")
-        coef, mu, sd = (tuple(float(v) for v in data[k]) for k in ("coef", "mu", "sd"))
-        if not len(coef) == len(mu) == len(sd) == len(RANK_FEATURES):
-            raise ValueError("coef, mu and sd must each have one number a feature")
-        return cls(float(data["bias"]), coef, mu, sd, float(data["cut"]))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "features": list(RANK_FEATURES),
-            "bias": self.bias,
-            "coef": list(self.coef),
-            "mu": list(self.mu),
-            "sd": list(self.sd),
-            "cut": self.cut,
-        }
-
-    def probability(self, vector: Sequence[float]) -> float:
-        z = self.bias + sum(
-            c * (v - m) / s for c, v, m, s in zip(self.coef, vector, self.mu, self.sd)
-        )
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+    FEATURES = RANK_FEATURES
 
 
 def keep(probabilities: Mapping[int, float], hard: set[int], cut: float) -> set[int]:

@@ -47,7 +47,7 @@ from ._features import (
 )
 from ._index import ContextIndex
 from ._language import language_checked
-from ._narrowing import Narrower
+from ._narrowing import Narrower, read_spans_fit
 from ._profiles import (
     STACK_FEATURES,
     Profile,
@@ -276,14 +276,7 @@ class CrossEncoderJudge(Judge):
         if spans.exists():
             ranking = spans.read_bytes()
             try:
-                fitted = json.loads(ranking.decode("utf-8"))
-                self.rankers = {
-                    name: Ranker.from_json(spec) for name, spec in fitted["profiles"].items()
-                }
-                self.narrowers = {
-                    name: Narrower.from_json(spec)
-                    for name, spec in fitted.get("narrowers", {}).items()
-                }
+                self.rankers, self.narrowers = read_spans_fit(ranking)
             except (KeyError, TypeError, ValueError) as exc:
                 raise ConfigurationError(
                     f"{spans} is not a ranking this release reads ({exc}); refit it with "
@@ -463,17 +456,10 @@ class CrossEncoderJudge(Judge):
             suspected.get(i) or (f"the model's support: {support[i]:.2f}" if i in support else "")
             for i in range(len(spans))
         ]
+        found = (index, spans, feats, overall, scores, notes)
+        narrower = self.narrowers.get(name)
         judgement = self.heuristic.judgement(
-            request,
-            index,
-            spans,
-            feats,
-            overall,
-            scores,
-            notes,
-            support=support,
-            cleared=cleared,
-            narrower=self.narrowers.get(name),
+            request, *found, support=support, cleared=cleared, narrower=narrower
         )
         # language honesty (_language.py): on a language the model and lexicon do not read,
         # notSure with the reason, unless the lexical evidence alone decides
