@@ -460,6 +460,24 @@ def main() -> int:
         "in-sample, fitted on every record: "
         + ", ".join(f"{g} {f1(insample[g]):.3f}" for g in groups)
     )
+    for p, (model, cut) in sorted(narrowers.items()):
+        whole = [0, 0, 0]  # flagged sentences; whole as marked; whole once narrowed
+        for r in rows:
+            if r["profile"] != p or not r["flagged"]:
+                continue
+            for i, (_, at, X, _, marked, kind) in r["words"].items():
+                if i in r["doubted"] or not at:
+                    continue
+                probabilities = model.predict_proba(np.asarray(X))[:, 1]
+                spans = chosen_spans(at, kept_words(probabilities, X, cut), marked, kind)
+                whole[0] += 1
+                for k, s in ((1, marked), (2, spans)):
+                    covered = sum(any(a < e and b > w for a, b, _ in s) for w, e in at)
+                    whole[k] += covered >= 0.9 * len(at)
+        print(
+            f"{p}: of {whole[0]} flagged sentences of flagged answers, spans cover 90% or more of "
+            f"the words in {whole[1] / whole[0]:.0%} as marked, {whole[2] / whole[0]:.0%} narrowed"
+        )
     if args.write:
         spec = {
             "version": 1,
