@@ -166,7 +166,7 @@ def test_a_malformed_narrower_is_refused_when_the_judge_loads(unnarrowed, tmp_pa
     spans = json.loads((unnarrowed / "spans.json").read_text())
     spans["narrowers"] = {"Summarization": {**only("marked").to_json(), "coef": [1.0]}}
     (tmp_path / "spans.json").write_text(json.dumps(spans))
-    with pytest.raises(ConfigurationError, match="fit_spans.py --write"):
+    with pytest.raises(ConfigurationError, match=r"fit_spans\.py --write"):
         CrossEncoderJudge(tmp_path)
 
 
