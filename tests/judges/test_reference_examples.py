@@ -476,6 +476,39 @@ def test_a_denial_the_record_makes_is_confirmed_by_it(default_checker, answer, g
         assert result.ungrounded_details[0].kind is UngroundedKind.CONTRADICTED
 
 
+@pytest.mark.parametrize("task", ["Summarization", "QnA"])
+def test_a_denial_the_record_makes_confirms_only_its_own_clause(default_checker, task) -> None:
+    """The record's "WiFi": "no" confirms the negation of the clause that names Wi-Fi, not a
+    negation elsewhere in the sentence: "the staff are not friendly" beside a review that says
+    they were is still contradicted (before stop 55 every unconfirmed negation of a sentence that
+    denied a field as the record does was dropped, and this sentence passed)."""
+    record = json.dumps(
+        {
+            "name": "Harbor Noodle House",
+            "city": "Portland",
+            "attributes": {"WiFi": "no", "RestaurantsTakeOut": True},
+            "hours": {"Sunday": "12:0-20:0", "Monday": "11:0-21:0"},
+            "review_info": [
+                {"review_text": "The staff were friendly and the dumplings are great."}
+            ],
+        }
+    )
+    query = "Tell me about Harbor Noodle House." if task == "QnA" else None
+    mixed = "Wi-Fi is not available, and the staff are not friendly."
+    result = default_checker.check([record], mixed, query=query, task=task)
+    assert result.verdict is Verdict.NOT_GROUNDED, [s.reason for s in result.sentences]
+    contradicted = [
+        d
+        for d in result.ungrounded_details
+        if d.kind is UngroundedKind.CONTRADICTED and "'not friendly'" in d.reason
+    ]
+    assert contradicted and any("friendly" in d.text for d in contradicted)
+    # the record's own denial is not read as a contradiction, with or without the staff
+    for answer in (mixed, "Wi-Fi is not available, and the staff are friendly."):
+        found = default_checker.check([record], answer, query=query, task=task)
+        assert not any("'not available'" in d.reason for d in found.ungrounded_details)
+
+
 @pytest.mark.parametrize(
     ("answer", "grounded"),
     [

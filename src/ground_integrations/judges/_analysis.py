@@ -60,7 +60,7 @@ from ._lexicon import (
     UNITS,
 )
 from ._name_forms import number_of, people_of
-from ._records import empty_field_claims, field_readings
+from ._records import empty_field_claims, field_readings, in_a_denied_clause
 from ._search import FigureValues
 from ._structure import (
     TITLE_SENTENCES,
@@ -449,7 +449,10 @@ def sentence_features(
             index.fields, tokens.words, NEGATIONS, tokens.gaps
         )
         if denied and not feats.field_conflicts:
-            feats.unconfirmed = []  # the record denies it too: the negation is confirmed
+            # the record denies it too: the negation in that field's clause is confirmed
+            feats.unconfirmed = [
+                c for c in feats.unconfirmed if not in_a_denied_clause(sentence, c.said, denied)
+            ]
         for name in feats.field_conflicts:
             feats.reasons.append(f"the record's field '{name}' says the opposite")
     if index.empty:

@@ -22,6 +22,7 @@ __all__ = [
     "empty_field_claims",
     "empty_fields",
     "field_readings",
+    "in_a_denied_clause",
     "is_record",
     "record_units",
     "yes_no_fields",
@@ -461,3 +462,25 @@ def _clause_from(words: list[str], gaps: list[str], start: int) -> bool:
         if words[k] in _PREDICATES:
             return True
     return False
+
+
+#: Where a clause of a sentence ends, for :func:`in_a_denied_clause`: punctuation, or a
+#: conjunction that joins two statements.
+_CLAUSE_END = re.compile(r"[,;:()]|\s(?:and|but|while|although|whereas|however)\s", re.IGNORECASE)
+
+
+def in_a_denied_clause(sentence: str, said: str, denied: list[str]) -> bool:
+    """``said`` (a negation of ``sentence`` and the words it negates, "not available") stands
+    in the clause of a field the sentence denies as the record does (``denied``, as the
+    sentence names them): that negation is the record's own. A negation said elsewhere in the
+    sentence ("..., and the staff are not friendly") is not; one ``said`` cannot be found for
+    is taken as the record's (the judge read it in this sentence)."""
+    text = sentence.lower()
+    at = text.find(said.lower())
+    if at < 0:
+        return True
+    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+    start = max((e for e in ends if e < at), default=0)
+    end = min((e for e in ends if e > at), default=len(text))
+    clause = text[start:end]
+    return any(name.lower() in clause for name in denied)
