@@ -201,6 +201,37 @@ def test_a_sentence_a_hard_check_flags_is_never_cleared(unranked, tmp_path) -> N
     assert JAZZ not in flagged and TAKEOUT not in flagged
 
 
+def test_a_cleared_sentence_passes_with_its_reason_and_the_answer_keeps_its_verdict(
+    unranked, tmp_path
+) -> None:
+    """A ranker that reads every doubted sentence as rewording (its cut out of reach) clears a
+    flagged sentence no hard check pins: names the record lacks ("Chef Mariko Tanaka") flag it
+    lexically, and cleared it passes at the grounded threshold, its reason saying why, with no
+    span; the answer's verdict and score are the unranked judge's."""
+    for name in ("model.onnx", "tokenizer.json", "stack.json"):
+        shutil.copy(unranked / name, tmp_path / name)
+    n = len(RANK_FEATURES)
+    strict = Ranker(-50.0, (0.0,) * n, (0.0,) * n, (1.0,) * n, 0.99)
+    (tmp_path / "spans.json").write_text(
+        json.dumps({"version": 1, "profiles": {"Summarization:record": strict.to_json()}})
+    )
+    chef = "Chef Mariko Tanaka runs the kitchen with her brother Kenji."
+    answer = f"{ANSWER} {chef}"
+    plain = GroundednessChecker(CrossEncoderJudge(unranked), cache_size=0).check(CONTEXT, answer)
+    judge = CrossEncoderJudge(tmp_path)
+    cleared = GroundednessChecker(judge, cache_size=0).check(CONTEXT, answer)
+    assert by_text(plain)[chef].verdict is Verdict.NOT_GROUNDED
+    after = by_text(cleared)[chef]
+    assert after.verdict is Verdict.GROUNDED
+    assert after.score == pytest.approx(judge.default_thresholds.grounded)
+    assert after.reason.startswith("Likely supported: the words the context lacks read as its own")
+    assert not after.ungrounded_details
+    assert cleared.verdict is plain.verdict is Verdict.NOT_GROUNDED
+    assert cleared.score == pytest.approx(plain.score)
+    # the pinned inventions keep the blame
+    assert by_text(cleared)[FOUNDED].verdict is Verdict.NOT_GROUNDED
+
+
 def test_the_ranker_reads_within_the_pair_budget(monkeypatch) -> None:
     judge = CrossEncoderJudge(max_model_pairs=2)
     read = counted_runs(judge, monkeypatch)
