@@ -185,16 +185,23 @@ def test_doubted_sentences_are_read_only_beside_a_flagged_one() -> None:
     assert sorted(vectors) == sorted(expected) and 0 in vectors
 
 
-def test_a_sentence_a_hard_check_flags_is_never_cleared(unranked, tmp_path) -> None:
-    # a ranker that clears everything it may: its cut is out of reach
+@pytest.fixture(scope="module")
+def clearing(unranked, tmp_path_factory) -> Path:
+    """The bundled model with a data-to-text ranker that clears everything it may: its cut is
+    out of reach."""
+    path = tmp_path_factory.mktemp("clearing")
     for name in ("model.onnx", "tokenizer.json", "stack.json"):
-        shutil.copy(unranked / name, tmp_path / name)
+        shutil.copy(unranked / name, path / name)
     n = len(RANK_FEATURES)
     strict = Ranker(-50.0, (0.0,) * n, (0.0,) * n, (1.0,) * n, 0.99)
-    (tmp_path / "spans.json").write_text(
+    (path / "spans.json").write_text(
         json.dumps({"version": 1, "profiles": {"Summarization:record": strict.to_json()}})
     )
-    result = GroundednessChecker(CrossEncoderJudge(tmp_path), cache_size=0).check(CONTEXT, ANSWER)
+    return path
+
+
+def test_a_sentence_a_hard_check_flags_is_never_cleared(clearing) -> None:
+    result = GroundednessChecker(CrossEncoderJudge(clearing), cache_size=0).check(CONTEXT, ANSWER)
     flagged = [s.text for s in result.sentences if s.verdict is not Verdict.GROUNDED]
     # the figure the record lacks (1998) and the reservations the record denies are hard checks
     assert FOUNDED in flagged and TASTING in flagged
@@ -202,23 +209,16 @@ def test_a_sentence_a_hard_check_flags_is_never_cleared(unranked, tmp_path) -> N
 
 
 def test_a_cleared_sentence_passes_with_its_reason_and_the_answer_keeps_its_verdict(
-    unranked, tmp_path
+    unranked, clearing
 ) -> None:
     """A ranker that reads every doubted sentence as rewording (its cut out of reach) clears a
     flagged sentence no hard check pins: names the record lacks ("Chef Mariko Tanaka") flag it
     lexically, and cleared it passes at the grounded threshold, its reason saying why, with no
     span; the answer's verdict and score are the unranked judge's."""
-    for name in ("model.onnx", "tokenizer.json", "stack.json"):
-        shutil.copy(unranked / name, tmp_path / name)
-    n = len(RANK_FEATURES)
-    strict = Ranker(-50.0, (0.0,) * n, (0.0,) * n, (1.0,) * n, 0.99)
-    (tmp_path / "spans.json").write_text(
-        json.dumps({"version": 1, "profiles": {"Summarization:record": strict.to_json()}})
-    )
     chef = "Chef Mariko Tanaka runs the kitchen with her brother Kenji."
     answer = f"{ANSWER} {chef}"
     plain = GroundednessChecker(CrossEncoderJudge(unranked), cache_size=0).check(CONTEXT, answer)
-    judge = CrossEncoderJudge(tmp_path)
+    judge = CrossEncoderJudge(clearing)
     cleared = GroundednessChecker(judge, cache_size=0).check(CONTEXT, answer)
     assert by_text(plain)[chef].verdict is Verdict.NOT_GROUNDED
     after = by_text(cleared)[chef]
