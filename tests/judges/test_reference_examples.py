@@ -503,6 +503,12 @@ def test_a_denial_the_record_makes_confirms_only_its_own_clause(default_checker,
         if d.kind is UngroundedKind.CONTRADICTED and "'not friendly'" in d.reason
     ]
     assert contradicted and any("friendly" in d.text for d in contradicted)
+    # only the words of that conflict are at fault: no span holds the Wi-Fi clause's "not"
+    wifi_not = mixed.index("not")
+    assert not any(
+        d.offset.code_point <= wifi_not < d.offset.code_point + d.length.code_point
+        for d in result.ungrounded_details
+    ), [(d.text, d.offset.code_point) for d in result.ungrounded_details]
     # the record's own denial is not read as a contradiction, with or without the staff
     for answer in (mixed, "Wi-Fi is not available, and the staff are friendly."):
         found = default_checker.check([record], answer, query=query, task=task)

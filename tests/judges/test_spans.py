@@ -10,7 +10,9 @@ from ground_integrations import (
     UngroundedKind,
     Verdict,
 )
-from ground_integrations.judges._spans import ungrounded_spans
+from ground_integrations.judges._spans import _conflict_marks, ungrounded_spans
+from ground_integrations.judges._structure import Conflict
+from ground_integrations.text import word_spans
 from ground_integrations.policies import redact
 
 from ..conftest import MAUNA_KEA
@@ -196,3 +198,25 @@ def test_details_of_other_judges_default_to_unsupported() -> None:
     detail = UngroundedDetail.from_span("It is 5 m.", 6, 9, None)
     assert detail.kind is UNSUPPORTED
     assert UngroundedKind("contradicted") is CONTRADICTED and str(CONTRADICTED) == "contradicted"
+
+
+def test_a_conflict_marks_its_own_words_where_the_sentence_says_them() -> None:
+    """A conflict puts at fault the words where the sentence says them, not every word like
+    them ("not" of another clause); one whose words cannot be found there marks by word."""
+    sentence = "Wi-Fi is not available, and the staff are not friendly."
+    words = word_spans(sentence)
+    at = [w.text for w in words]
+    placed, unplaced = _conflict_marks(
+        sentence, words, [Conflict("not friendly", "friendly", "negation")]
+    )
+    assert sorted(placed) == [at.index("not", 3), at.index("friendly")]
+    assert set(placed.values()) == {CONTRADICTED} and not unplaced
+    hedge = Conflict("will surely", "may", "hedge", contradicted=False)
+    placed, unplaced = _conflict_marks(sentence, words, [hedge])
+    assert not placed and unplaced == {"will": UNSUPPORTED, "surely": UNSUPPORTED}
+    # the first conflict that names a word gives its kind, as the checks list them
+    first = Conflict("the staff", "the team", "role")
+    placed, _ = _conflict_marks(
+        sentence, words, [first, hedge, Conflict("staff", "x", "role", False)]
+    )
+    assert placed[at.index("staff")] is CONTRADICTED

@@ -6,6 +6,8 @@ Plain data, no logic. Lists are folded (lower case, no accents) as :func:`..text
 
 from __future__ import annotations
 
+import re
+
 from ..text import STOPWORDS
 
 __all__ = [
@@ -559,4 +561,14 @@ PARTIALS = frozenset(
     some most many several often usually mostly sometimes certain majority few part partly
     generally typically occasionally frequently rarely half
     """.split()
+)
+
+
+#: Conjunctions that join two statements of one sentence.
+CLAUSE_CONJUNCTIONS = ("and", "but", "while", "although", "whereas", "however")
+#: Where a clause of a sentence ends: punctuation inside the sentence, or a conjunction between
+#: two statements (in any case). Read by the span narrowing's word features and by a record's
+#: denial, which confirms only the negation of its own clause.
+CLAUSE_BREAK = re.compile(
+    r"[,;:()]\s*|\s+(?:" + "|".join(CLAUSE_CONJUNCTIONS) + r")\s+", re.IGNORECASE
 )

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from itertools import accumulate
@@ -32,7 +31,7 @@ from ..models import UngroundedKind
 from ..text import fold, stem, word_spans
 from ._fitted import FittedLogistic
 from ._index import ContextIndex
-from ._lexicon import STOPWORDS
+from ._lexicon import CLAUSE_BREAK, STOPWORDS
 from ._ranking import Ranker
 from ._tokens import Tokens
 
@@ -75,8 +74,6 @@ WORD_FEATURES = (
     "clauses",  # clause breaks in the sentence, over 5
 )
 
-#: Where a clause ends: punctuation inside the sentence, or a conjunction between clauses.
-_CLAUSE_BREAK = re.compile(r"[,;:()]\s*|\s+(?:but|while|although|whereas|however|and)\s+")
 #: A marked span covering at least this share of the sentence's characters is the whole of it.
 _WHOLE = 0.9
 
@@ -123,7 +120,7 @@ def word_vectors(
             marked[i] = True
             contradicted[i] |= kind is UngroundedKind.CONTRADICTED
             i += 1
-    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(sentence)]
+    breaks = [m.start() for m in CLAUSE_BREAK.finditer(sentence)]
     clause = [bisect_left(breaks, w.start) for w in words]
     given_stems = given.stem_set if given else frozenset()
     folded = [fold(w.text) for w in words]

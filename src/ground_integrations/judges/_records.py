@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..text import Span, split_sentences
+from ._lexicon import CLAUSE_BREAK
 
 __all__ = [
     "empty_field_claims",
@@ -464,11 +465,6 @@ def _clause_from(words: list[str], gaps: list[str], start: int) -> bool:
     return False
 
 
-#: Where a clause of a sentence ends, for :func:`in_a_denied_clause`: punctuation, or a
-#: conjunction that joins two statements.
-_CLAUSE_END = re.compile(r"[,;:()]|\s(?:and|but|while|although|whereas|however)\s", re.IGNORECASE)
-
-
 def in_a_denied_clause(sentence: str, said: str, denied: list[str]) -> bool:
     """``said`` (a negation of ``sentence`` and the words it negates, "not available") stands
     in the clause of a field the sentence denies as the record does (``denied``, as the
@@ -479,7 +475,7 @@ def in_a_denied_clause(sentence: str, said: str, denied: list[str]) -> bool:
     at = text.find(said.lower())
     if at < 0:
         return True
-    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+    ends = [m.start() for m in CLAUSE_BREAK.finditer(text)]
     start = max((e for e in ends if e < at), default=0)
     end = min((e for e in ends if e > at), default=len(text))
     clause = text[start:end]

@@ -44,6 +44,7 @@ from ._hours import mask_hours
 from ._index import ContextIndex
 from ._lexicon import NEGATIONS, STOPWORDS, UNITS
 from ._narrowing import Narrower, narrow
+from ._structure import Conflict
 from ._tokens import Tokens, analyse, is_shouted, read_as
 
 __all__ = [
@@ -248,6 +249,31 @@ def _found(text: str, said: str) -> list[re.Match[str]]:
     return list(re.finditer(rf"(?<!\w){re.escape(said)}(?!\w)", text))
 
 
+def _conflict_marks(
+    masked: str, words: Sequence[Span], conflicts: Sequence[Conflict]
+) -> tuple[dict[int, UngroundedKind], dict[str, UngroundedKind]]:
+    """The words a check's conflicts put at fault, with their kinds: by position where the
+    conflict's words stand in the sentence as it says them (so "Wi-Fi is not available, and the
+    staff are not friendly" marks only the second "not" for 'not friendly'), and by folded word
+    for a conflict whose words cannot be found so (the first of them wins, as the checks list
+    them)."""
+    placed: dict[int, UngroundedKind] = {}
+    unplaced: dict[str, UngroundedKind] = {}
+    for c in conflicts:
+        kind = Kind.CONTRADICTED if c.contradicted else Kind.UNSUPPORTED
+        parts = c.said.split(" / ")[-1].split()
+        pattern = r"(?<!\w)" + r"\W+".join(map(re.escape, parts)) + r"(?!\w)"
+        found = [(m.start(), m.end()) for m in re.finditer(pattern, masked, re.IGNORECASE)]
+        if not parts or not found:
+            for w in c.words:
+                unplaced.setdefault(w, kind)
+            continue
+        for i, w in enumerate(words):
+            if i not in placed and any(a <= w.start < b for a, b in found):
+                placed[i] = kind
+    return placed, unplaced
+
+
 def _read(
     sentence: str,
     feats: SentenceFeatures,
@@ -266,11 +292,7 @@ def _read(
     given_stems = given.stem_set if given else frozenset()
     stems = frozenset(tokens.stems)  # what the judge compares: content words, not figures
     opposites = {said for said, _ in feats.opposites}
-    conflicting = {
-        w: Kind.CONTRADICTED if c.contradicted else Kind.UNSUPPORTED
-        for c in reversed(feats.conflicts)
-        for w in c.words
-    }
+    conflicting, unplaced = _conflict_marks(masked, words, feats.conflicts)
     field_stems = {stem(w) for name in feats.field_conflicts for w in name.split()}
     empty_stems = {stem(w) for name in feats.empty_fields for w in name.split()}
     # the words of a time or a day the record's hours contradict ("10:00 PM", "every day")
@@ -292,8 +314,10 @@ def _read(
             marks.append(_Mark(i, kind, figure=True))
         elif word in opposites:
             marks.append(_Mark(i, Kind.CONTRADICTED))
-        elif word in conflicting:
-            marks.append(_Mark(i, conflicting[word]))
+        elif i in conflicting:
+            marks.append(_Mark(i, conflicting[i]))
+        elif word in unplaced:
+            marks.append(_Mark(i, unplaced[word]))
         elif word in STOPWORDS or word in NEGATIONS or i in units:
             # ("per cent" where the context writes "%" is the figure check's)
             continue
