@@ -23,8 +23,8 @@ stack's (fitted on these records: read the cross-validated balanced accuracies i
 ``repeated_cv_default.txt``); only the choice of sentences and words is held out. ``--write``
 fits both on every record and writes ``spans.json`` into ``--out``.
 
-    python benchmarks/fit_spans.py --fold-models training/runs/export-g51-e3-lr1-fold0 \\
-        training/runs/export-g51-e3-lr1-fold1 --seeds 20 --write
+    python benchmarks/fit_spans.py --fold-models src/ground_integrations/_model \\
+        training/fold_models/e3-lr1-fold1 --seeds 20 --write
 """
 
 from __future__ import annotations
