@@ -12,8 +12,8 @@ from ground_integrations import (
 )
 from ground_integrations.judges._spans import _conflict_marks, ungrounded_spans
 from ground_integrations.judges._structure import Conflict
-from ground_integrations.text import word_spans
 from ground_integrations.policies import redact
+from ground_integrations.text import word_spans
 
 from ..conftest import MAUNA_KEA
 

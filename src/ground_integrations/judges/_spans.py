@@ -268,8 +268,8 @@ def _conflict_marks(
             for w in c.words:
                 unplaced.setdefault(w, kind)
             continue
-        for i, w in enumerate(words):
-            if i not in placed and any(a <= w.start < b for a, b in found):
+        for i, w in enumerate(words):  # type: ignore[assignment]  # (w: a word's Span here)
+            if i not in placed and any(a <= w.start < b for a, b in found):  # type: ignore[attr-defined]
                 placed[i] = kind
     return placed, unplaced
 
