@@ -85,3 +85,21 @@ def test_returned_weights_dequantise_within_half_a_step() -> None:
     back = (q["q"].float() - q["zero"].float()[:, None]) * q["scale"][:, None]
     assert torch.all((back - weight).abs() <= q["scale"][:, None] * 0.5 + 1e-7)
     assert torch.all(back[3] >= 0)
+
+
+def test_a_summary_weighted_mix_repeats_only_the_summary_pairs(tmp_path) -> None:
+    write_rows(
+        tmp_path / "fold0_train.jsonl.xz",
+        [["p1", "c1", 1, "QA"], ["p2", "c2", 0, "Summary"], ["p3", "c3", 1, "Summary"]],
+    )
+    pool = [[f"g{i}", f"h{i}", i % 2, "pool"] for i in range(50)]
+    write_rows(tmp_path / "general.jsonl.xz", [["gp", "gh", 1, "held"], *pool])
+    plain = gpu_sweep.mix(tmp_path, 0, synthetic=0, rag_train=0, seed=13)
+    mixed = gpu_sweep.mix(tmp_path, 0, synthetic=0, rag_train=0, seed=13, summary_weight=2)
+    claims = [c for _, c, _ in mixed]
+    # the unsupported summary pair 3 x 2 times, the supported one twice, the QA pair once
+    assert claims.count("c2") == 6 and claims.count("c3") == 2 and claims.count("c1") == 1
+    assert sum(c.startswith("h") for c in claims) == 9  # as many general pairs again
+    assert [c for _, c, _ in plain].count("c2") == 3
+    assert gpu_sweep.SUMMARY_WEIGHT["e3-lr1-sum2"] == 2
+    assert gpu_sweep.LEARNING_RATE["e3-lr1-sum2"] == 1e-5

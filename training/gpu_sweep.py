@@ -58,7 +58,12 @@ VARIANTS: dict[str, tuple[str, float, int, int]] = {
     "e4-lr1": ("stage1", 4, 0, 0),
     "e3-lr1-syn1k": ("stage1", 3, 1000, 0),
     "e3-lr1-rt": ("stage1", 3, 0, 6000),
+    # stop 57, on the CPU: rag_dev's own summary sentences twice as often (the rag_train news
+    # pairs of e3-rt cost the RAGTruth summaries at 2e-5, sweep4.txt)
+    "e3-lr1-sum2": ("stage1", 3, 0, 0),
 }
+#: variants that repeat rag_dev's summary pairs: name -> times as often as the others
+SUMMARY_WEIGHT: dict[str, int] = {"e3-lr1-sum2": 2}
 #: variants trained at another peak learning rate than 2e-5
 LEARNING_RATE: dict[str, float] = {
     "e2-lr3": 3e-5,
@@ -67,6 +72,7 @@ LEARNING_RATE: dict[str, float] = {
     "e4-lr1": 1e-5,
     "e3-lr1-syn1k": 1e-5,
     "e3-lr1-rt": 1e-5,
+    "e3-lr1-sum2": 1e-5,
 }
 #: variants whose premises are wider than the judge's 3-sentence window: name -> (sentences per
 #: window, tokens per pair); their pairs are gpu_data.py's ``--widths`` files (``-w<width>``)
@@ -231,9 +237,24 @@ def auroc(scores: list[float], labels: list[int]) -> float:
     return wins / (len(pos) * len(neg))
 
 
-def mix(data: Path, fold: int, synthetic: int, rag_train: int, seed: int, wide: str = "") -> list:
-    pairs = [p[:3] for p in read(data / f"fold{fold}_train{wide}.jsonl.xz")]
-    domain = [p for p in pairs for _ in range(3 if p[2] == 0 else 1)]
+def mix(
+    data: Path,
+    fold: int,
+    synthetic: int,
+    rag_train: int,
+    seed: int,
+    wide: str = "",
+    summary_weight: int = 1,
+) -> list:
+    """The training pairs of one fold: rag_dev's unsupported pairs three times, its summary
+    pairs ``summary_weight`` times as often again, then edits and rag_train pairs, and as many
+    general pairs replayed from the pool."""
+    rows = read(data / f"fold{fold}_train{wide}.jsonl.xz")
+    domain = [
+        p[:3]
+        for p in rows
+        for _ in range((3 if p[2] == 0 else 1) * (summary_weight if p[3] == "Summary" else 1))
+    ]
     if rag_train:
         domain += [p[:3] for p in read(data / "ragtrain.jsonl.xz")[:rag_train]]
     if synthetic:
@@ -328,7 +349,9 @@ def one(args: argparse.Namespace) -> int:
     model.to(device)
     wide = suffix(args.variant)
     max_length = WIDE.get(args.variant, (3, 128))[1]
-    examples = mix(data, args.fold, synthetic, rag_train, args.seed, wide)
+    examples = mix(
+        data, args.fold, synthetic, rag_train, args.seed, wide, SUMMARY_WEIGHT.get(args.variant, 1)
+    )
     steps = train(
         model,
         tokenizer,
