@@ -3,8 +3,9 @@
     python training/export_onnx.py --run minilm-claims [--out DIR]
 
 Reads training/runs/<run>/final (or the latest checkpoint.pt), writes model.onnx (int8 unless
---no-quantize) and tokenizer.json to --out, and prints the sizes and the largest score
-difference between the PyTorch and the ONNX model on a few pairs.
+--no-quantize: signed 7-bit weights per output channel, which every onnxruntime release runs
+at one speed and no x86 kernel saturates) and tokenizer.json to --out, and prints the sizes
+and the largest score difference between the PyTorch and the ONNX model on a few pairs.
 """
 
 from __future__ import annotations
@@ -45,11 +46,19 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "runs" / "export")
     ap.add_argument("--no-quantize", action="store_true")
     ap.add_argument(
-        "--signed",
+        "--unsigned",
         action="store_true",
-        help="int8 weights (default uint8: with signed weights onnxruntime's x86 kernels can "
-        "saturate; on the in-domain model they moved logits by 2.1 on average, uint8 by 0.14)",
+        help="uint8 weights, the format until stop 56: from onnxruntime 1.25 on its x86 kernels "
+        "run them about 2.8x slower than int8 (benchmarks/results/onnxruntime_versions.txt)",
     )
+    ap.add_argument(
+        "--full-range",
+        action="store_true",
+        help="8-bit signed weights instead of 7-bit: on x86 without VNNI a uint8 activation times "
+        "an 8-bit weight can saturate the kernels' 16-bit sums (on the in-domain model that "
+        "moved logits by 2.1 on average); the default 7-bit range cannot",
+    )
+    ap.add_argument("--signed", action="store_true", help="int8 weights: the default, kept as a flag")
     ap.add_argument(
         "--per-tensor",
         action="store_true",
@@ -88,8 +97,9 @@ def main() -> int:
         quantize_dynamic(
             str(fp32),
             str(target),
-            weight_type=QuantType.QInt8 if args.signed else QuantType.QUInt8,
+            weight_type=QuantType.QUInt8 if args.unsigned else QuantType.QInt8,
             per_channel=not args.per_tensor,
+            reduce_range=not (args.unsigned or args.full_range),
         )
         fp32.unlink()
     tokenizer.backend_tokenizer.save(str(args.out / "tokenizer.json"))

@@ -244,9 +244,13 @@ def ungrounded_spans(
     return reading.kind, spans
 
 
-def _found(text: str, said: str) -> list[re.Match[str]]:
-    """Where ``said`` stands in ``text`` as whole words."""
-    return list(re.finditer(rf"(?<!\w){re.escape(said)}(?!\w)", text))
+def _found(text: str, said: str, *, loose: bool = False) -> list[re.Match[str]]:
+    """Where ``said`` stands in ``text`` as whole words; ``loose``: in any case, its words
+    apart by any run of other characters ("not  friendly", "Not-friendly")."""
+    if not loose:
+        return list(re.finditer(rf"(?<!\w){re.escape(said)}(?!\w)", text))
+    body = r"\W+".join(map(re.escape, said.split()))
+    return list(re.finditer(rf"(?<!\w){body}(?!\w)", text, re.IGNORECASE))
 
 
 def _conflict_marks(
@@ -261,15 +265,14 @@ def _conflict_marks(
     unplaced: dict[str, UngroundedKind] = {}
     for c in conflicts:
         kind = Kind.CONTRADICTED if c.contradicted else Kind.UNSUPPORTED
-        parts = c.said.split(" / ")[-1].split()
-        pattern = r"(?<!\w)" + r"\W+".join(map(re.escape, parts)) + r"(?!\w)"
-        found = [(m.start(), m.end()) for m in re.finditer(pattern, masked, re.IGNORECASE)]
-        if not parts or not found:
-            for w in c.words:
-                unplaced.setdefault(w, kind)
+        said = c.said.split(" / ")[-1]
+        found = [m.span() for m in _found(masked, said, loose=True)] if said.split() else []
+        if not found:
+            for word in c.words:
+                unplaced.setdefault(word, kind)
             continue
-        for i, w in enumerate(words):  # type: ignore[assignment]  # (w: a word's Span here)
-            if i not in placed and any(a <= w.start < b for a, b in found):  # type: ignore[attr-defined]
+        for i, span in enumerate(words):
+            if i not in placed and any(a <= span.start < b for a, b in found):
                 placed[i] = kind
     return placed, unplaced
 
