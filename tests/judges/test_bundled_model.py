@@ -100,7 +100,8 @@ def test_pairs_run_as_the_stack_was_fitted(tmp_path) -> None:
     alone = [bundled.support([p])[0] for p in pairs]
     padded = bundled.support(pairs)
     assert padded[0] == padded[2]  # answers come back in the pairs' order
-    assert padded[0] != pytest.approx(alone[0], abs=0.03)  # the line moved by its batch mates
+    # the line moved by its batch mates (by 0.022 with the 7-bit model, 0.03 or more with uint8)
+    assert padded[0] != pytest.approx(alone[0], abs=0.01)
 
     model = bundled_model()
     for name in ("model.onnx", "tokenizer.json", "stack.json"):
