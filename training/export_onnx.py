@@ -58,7 +58,9 @@ def main() -> int:
         "an 8-bit weight can saturate the kernels' 16-bit sums (on the in-domain model that "
         "moved logits by 2.1 on average); the default 7-bit range cannot",
     )
-    ap.add_argument("--signed", action="store_true", help="int8 weights: the default, kept as a flag")
+    ap.add_argument(
+        "--signed", action="store_true", help="int8 weights: the default, kept as a flag"
+    )
     ap.add_argument(
         "--per-tensor",
         action="store_true",

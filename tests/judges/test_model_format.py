@@ -16,9 +16,10 @@ onnx = pytest.importorskip("onnx")
 from onnx import numpy_helper  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-MODELS = [ROOT / "src" / "ground_integrations" / "_model" / "model.onnx"] + sorted(
-    (ROOT / "training" / "fold_models").glob("*/model.onnx")
-)
+MODELS = [
+    ROOT / "src" / "ground_integrations" / "_model" / "model.onnx",
+    *sorted((ROOT / "training" / "fold_models").glob("*/model.onnx")),
+]
 
 
 def quantised_matrices(path: Path) -> dict[str, object]:
