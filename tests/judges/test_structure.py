@@ -697,3 +697,75 @@ def test_the_look_up_of_a_negation_reads_a_bounded_part_of_the_context() -> None
     assert len(index.sentences[0].text) > CACHED_CHARS
     assert not writes_in_a_row(index, "can't choose between them")
     assert writes_in_a_row(index_context(SALLY), "can't choose between them")
+
+
+def test_a_word_the_window_states_the_other_way_round_is_the_contexts() -> None:
+    """A comparison turned round ("narrower than" for "wider than", the sides swapped) and a
+    denial of the context's antonym ("not active" for "inactive") state the context's fact:
+    the word is no missing word, and the model reads the denial as the context writes it."""
+    from ground_integrations.judges._analysis import sentence_features
+    from ground_integrations.judges._checks import written_as_context
+    from ground_integrations.judges._index import index_context
+    from ground_integrations.models import Domain
+
+    turned = sentence_features(
+        index_context(["The river is wider than the canal."]),
+        "The canal is narrower than the river.",
+        None,
+        Domain.GENERIC,
+    )
+    assert turned.turned == [("narrower", "wider")]
+    assert turned.values["missing_stems"] == 0 and turned.values["missing_words"] == 0
+    assert "narrower" not in turned.unsupported
+    assert not any("does not mention" in r for r in turned.reasons), turned.reasons
+
+    denied = sentence_features(
+        index_context(["Mount Pel is an inactive volcano."]),
+        "Mount Pel is not active.",
+        None,
+        Domain.GENERIC,
+    )
+    assert denied.turned == [("active", "inactive")]
+    assert written_as_context("Mount Pel is not active.", denied.as_context) == (
+        "Mount Pel is inactive."
+    )
+
+    # the same words the same way round as the context, and a comparison the context makes
+    # the other way round, are not turned: nothing is credited or rewritten
+    wrong = sentence_features(
+        index_context(["The river is wider than the canal."]),
+        "The river is narrower than the canal.",
+        None,
+        Domain.GENERIC,
+    )
+    assert wrong.turned == [] and wrong.opposites == [("narrower", "wider")]
+    assert "narrower" in wrong.unsupported
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_turned_rewordings_are_grounded_and_turned_edits_are_not(task) -> None:
+    checker = GroundednessChecker()
+    query = "Which is wider?" if task == "QnA" else None
+    kept = checker.check(
+        ["The river is wider than the canal."],
+        "The canal is narrower than the river.",
+        query,
+        task=task,
+    )
+    assert kept.verdict is Verdict.GROUNDED, [s.reason for s in kept.sentences]
+    flagged = checker.check(
+        ["The river is wider than the canal."],
+        "The river is narrower than the canal.",
+        query,
+        task=task,
+    )
+    assert flagged.verdict is not Verdict.GROUNDED
+    query = "Is Mount Pel active?" if task == "QnA" else None
+    kept = checker.check(
+        ["Mount Pel is an inactive volcano."], "Mount Pel is not active.", query, task=task
+    )
+    assert kept.verdict is Verdict.GROUNDED, [s.reason for s in kept.sentences]
+    flagged = checker.check(
+        ["Mount Pel is an active volcano."], "Mount Pel is not active.", query, task=task
+    )
+    assert flagged.verdict is not Verdict.GROUNDED
