@@ -1,13 +1,8 @@
-"""How the embedded judges read an answer against its context: each sentence's features and
-hard checks.
-
-Shared by :class:`~.heuristic.HeuristicJudge` and :class:`~.cross_encoder.CrossEncoderJudge`
-(and the scripts that fit them): per answer sentence, the best-supporting window of context
-(:mod:`._window` over the index of :mod:`._index`), what the sentence says that the context
-does not (:data:`FEATURE_NAMES`), and the hard checks that cap its score whatever a fitted
-model says (:func:`cap`: a contradicted figure, a swapped opposite, in the Medical domain a
-changed dose, unit, frequency or route). Text is read by :func:`~._tokens.analyse`; what frames
-a claim instead of making one is :mod:`._framing`'s. The parts' names are re-exported here.
+"""How the embedded judges (heuristic, cross-encoder, and the scripts that fit them) read an
+answer: per sentence, its best-supporting window (:mod:`._window` over :mod:`._index`), what it
+says that the context does not (:data:`FEATURE_NAMES`), and the hard checks that cap its score
+whatever a model says (:func:`cap`; the ``*_CAP`` constants). Text is read by
+:func:`~._tokens.analyse`, framing by :mod:`._framing`; the parts' names are re-exported here.
 """
 
 from __future__ import annotations
@@ -110,14 +105,12 @@ FEATURE_NAMES = (
 
 #: A figure that matches nothing in the context caps the sentence's score here (below the cut).
 FIGURE_CAP = 0.3
-#: A sentence that uses a word where its well-matched supporting window uses the opposite
-#: ("west" / "east", "increased" / "decreased"), or that states a JSON record's yes/no field
-#: the other way round ("takes reservations" for ``"RestaurantsReservations": false``), is
-#: capped here, below the cut.
+#: A sentence that uses a word where its well-matched window uses the opposite ("west" / "east"),
+#: or states a JSON record's yes/no field the other way round ("takes reservations" for
+#: ``"RestaurantsReservations": false``), is capped here, below the cut.
 OPPOSITE_CAP = 0.3
-#: Medical domain: a sentence whose negation the well-matched supporting window does not share.
-#: (In the Generic domain a flip is only reported: capping there cost 1-4 points of balanced
-#: accuracy on every development set, because unrelated negations in the window trigger it.)
+#: Medical domain: a negation the well-matched window does not share (in the Generic domain only
+#: reported: capping cost 1-4 points on every development set, unrelated negations trigger it).
 NEGATION_CAP = 0.4
 #: In the Medical domain, a figure, unit, frequency or route missing from the supporting window.
 MEDICAL_CAP = 0.15
@@ -182,12 +175,9 @@ def _per_period(index: ContextIndex, window: Window, word: str) -> bool:
 
 
 def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | None) -> set[int]:
-    """Where ``tokens`` writes the unit of a figure in words the context (or query) measures in,
-    whatever words it uses ("per cent" where the context writes "%"), or in a unit the
-    context's converts into ("a kilometre" where it writes metres, "a decade" where it writes
-    years): part of the figure, which the figure check compares, and no content word of their
-    own. So is a frequency the context says in other words ("daily" where it says "a day"),
-    and a hyphenated word it writes joined ("Wi-Fi" for "WiFi", "take-out" for "takeout")."""
+    """Where ``tokens`` writes a figure's unit as the context (or query) measures ("per cent" for
+    "%", "a kilometre" where it writes metres): part of the figure, no content word. So is a
+    frequency said otherwise ("daily" / "a day") and a word written joined ("Wi-Fi" / "WiFi")."""
     out = {
         k
         for k, w in enumerate(tokens.words)
@@ -205,11 +195,9 @@ def measured_unit_words(tokens: Tokens, index: ContextIndex, given: Tokens | Non
 
 
 def initialism_words(sentence: str, tokens: Tokens, index: ContextIndex) -> set[int]:
-    """Where ``tokens`` (of ``sentence``) writes a name the context writes the other way, as
-    initials or spelt out ("US" for "United States", "New York City" for "NYC"; initials of
-    three letters or more, and "US": :mod:`._initialisms`; the United States in any case, "usa"
-    for "united states"): no name or word the context lacks.
-    The context's initials are read only when the sentence has such a word the context lacks."""
+    """Where ``tokens`` (of ``sentence``) writes a name the context writes as initials or spelt
+    out ("US" / "United States", "NYC" / "New York City": :mod:`._initialisms`): no missing name.
+    The context's initials are read only when the sentence has a word the context lacks."""
     out: set[int] = set()
     written = acronyms_in(sentence)
     if written:
@@ -224,8 +212,7 @@ def initialism_words(sentence: str, tokens: Tokens, index: ContextIndex) -> set[
     if len(names) >= 1 and any(n not in index.words for n in names):
         capitalised = [k == 0 or w in names for k, w in enumerate(tokens.words)]
         out |= spelt_out(tokens.words, capitalised, index.acronyms)
-    # the country in any case ("usa" where a lower-cased context says "united states", or the
-    # reverse): the spelling does not rest on capitals
+    # the country in any case ("usa" / "united states"): the spelling rests on no capitals
     words = tokens.words
     if "u.s" in words and "u.s" not in index.words and ("united", "states") in index.pairs:
         out.update(k for k, w in enumerate(words) if w == "u.s")
@@ -242,8 +229,7 @@ def sentence_features(
     """Compute the features of one answer sentence against an indexed context (an opening
     attribution, :func:`._framing.mask_attribution`, is left out)."""
     sentence = mask_attribution(sentence)
-    # opening hours are read against the record's (a JSON "hours" field): a time it gives on
-    # none of the days the sentence names is a conflict; times it agrees with are no figures
+    # opening hours against the record's "hours": a time on none of the days named conflicts
     timed: list[tuple[str, str]] = []
     if index.hours is not None:
         timed = hours_conflicts(sentence, index.hours)
@@ -257,9 +243,8 @@ def sentence_features(
     stems = [s for s in dict.fromkeys(tokens.stems) if s not in given_stems]
     feats = SentenceFeatures()
     v = feats.values
-    # a figure's scale words are part of the figure ("million" in "4 million"), not content;
-    # so are its unit words when the context measures in that unit ("per cent" for "18%"):
-    # the figure check compares the unit
+    # a figure's scale words ("million" in "4 million"), and its unit words when the context
+    # measures in that unit ("per cent" for "18%"), are the figure's: the figure check compares
     units = measured_unit_words(tokens, index, given)
     initialisms = initialism_words(sentence, tokens, index)
     units |= initialisms
@@ -275,9 +260,8 @@ def sentence_features(
         feats.checkable = False
         return feats
     v["first_person"] = sum(w in FIRST_PERSON for w in tokens.words) / len(tokens.words)
-    # each figure with its hedge, scale and unit is one "#" to the pairs and triples: "has
-    # about 4 million residents" reads as the context's "has 4,012,550 residents" does, and
-    # the figure check compares the figures
+    # a figure with its hedge, scale and unit is one "#" to the pairs and triples ("has about 4
+    # million residents" reads as "has 4,012,550 residents"); the figure check compares them
     words = figure_runs(tokens)
     covered = [False] * len(words)
     for k in range(len(words) - 2):
@@ -331,9 +315,8 @@ def sentence_features(
         tokens.stated, tokens.hedged, pool, given, index.quantities, exact=medical, found=matched
     )
     if medical and window:
-        # a year dates what the passage says, and the context may give it in another sentence
-        # ("rose by 7% over the same period" after "from 2022 to 2023"): only amounts must
-        # match the supporting passage
+        # a year dates the passage and may stand in another sentence ("rose by 7% over the same
+        # period" after "from 2022 to 2023"): only amounts must match the supporting passage
         bad_figures = [
             (f, near)
             for f, near in bad_figures
@@ -444,8 +427,7 @@ def sentence_features(
             feats.negation_flip = domain is Domain.MEDICAL
             if not said_negation:
                 feats.reasons.append("the context states the opposite (it is negated there)")
-    # a word the window states the other way round with the same meaning (a comparison turned
-    # round, "not active" for "inactive") is the context's word, not a missing one
+    # a word the window states turned round ("narrower than", "not active") is the context's
     credited = {stem(said) for said, _ in feats.turned}
     if credited & missing_set:
         missing = [s for s in missing if s not in credited]
@@ -520,10 +502,9 @@ def _naming(index: ContextIndex, tokens: Tokens, window: Window) -> list[str]:
 
 
 def confirmed(feats: SentenceFeatures) -> SentenceFeatures:
-    """``feats`` with its unconfirmed negations taken as conflicts (the model read them as
-    contradicted): a copy, the analysis may be shared. Contradicted only when every word of
-    the sentence is the context's; with words the context lacks ("does not have an office in
-    *Madrid*"), not supported."""
+    """``feats`` (a copy) with its unconfirmed negations taken as conflicts, as the model read
+    them: contradicted when every word is the context's, else ("an office in *Madrid*") not
+    supported."""
     found = [
         c
         if all(w.lower() in c.said.lower() for w in feats.unsupported)
@@ -561,9 +542,8 @@ def answer_features(
     domain: Domain,
     width: int = 3,
 ) -> list[SentenceFeatures]:
-    """Features of every answer sentence. What frames the answer is not checked: a question
-    after the first sentence, a lead-in followed by more text, and :data:`_FRAMINGS`; an
-    answer that opens with a question is marked on its first sentence."""
+    """Features of every answer sentence; what frames the answer (a later question, a lead-in,
+    :data:`_FRAMINGS`) is not checked, and an opening question marks the first sentence."""
     with reading_once():  # a window several sentences share is read once
         return _answer_features(index, sentences, given, domain, width)
 
