@@ -769,3 +769,89 @@ def test_turned_rewordings_are_grounded_and_turned_edits_are_not(task) -> None:
         ["Mount Pel is an active volcano."], "Mount Pel is not active.", query, task=task
     )
     assert flagged.verdict is not Verdict.GROUNDED
+
+
+FEES = (
+    "Greyfield University will raise tuition for international students by 8% from next "
+    "September. Fees for home students are set by the government and will not change."
+)
+RECALL = (
+    "Volta Appliances is recalling 120,000 electric kettles because the handle can come loose. "
+    "No injuries have been reported."
+)
+
+
+@pytest.mark.parametrize(
+    ("context", "edit", "expected"),
+    [
+        # "all" over a word the window restricts, in the window sentence that says the rest
+        (FEES, "Greyfield will raise tuition for all students by 8%.", ("quantifier", "all")),
+        # a denial of a noun ("no injuries") written again without it
+        (RECALL, "Volta said injuries have been reported.", ("negation", "injuries")),
+        (RECALL, "Injuries have been reported.", ("negation", "Injuries")),
+    ],
+)
+def test_a_widened_quantifier_and_a_dropped_no_are_found(context, edit, expected) -> None:
+    checks = found(context, edit)
+    assert any((c, s) == expected for c, s, _ in checks), checks
+
+
+@pytest.mark.parametrize(
+    ("context", "rewording"),
+    [
+        (FEES, "Greyfield will raise tuition for all international students by 8%."),
+        # the window restricts nothing ("its 300 students"), or lists every kind
+        ("The fee rises for its 300 students.", "The fee rises for all 300 students."),
+        (
+            "Tuition will rise for both home and international students next year.",
+            "Tuition will rise for all students next year.",
+        ),
+        ("All students and international staff must register.", "All students must register."),
+        # the denial restated with a negation, or the window also states it plainly
+        (RECALL, "Volta said no injuries have been reported."),
+        (RECALL, "Nobody has reported injuries."),
+        (
+            "No tickets were sold on Monday, but tickets were sold on Tuesday.",
+            "Tickets were sold on Tuesday.",
+        ),
+        # "no" that denies no noun after it, or a noun phrase alone
+        ("The kettle is no more than 20 cm tall.", "The kettle is more than 20 cm tall."),
+        (
+            "The menu had no variety of appetizers.",
+            "Diners were disappointed with the limited variety of appetizers.",
+        ),
+        # the words after another negation, written again in a sentence that says more
+        (
+            "In a mixture the elements are not chemically bonded.",
+            "Compounds are substances chemically bonded together.",
+        ),
+    ],
+)
+def test_a_rewording_is_no_widened_quantifier_or_dropped_no(context, rewording) -> None:
+    assert [c for c in found(context, rewording) if c[0] in ("quantifier", "negation")] == []
+
+
+@pytest.mark.parametrize("task", ["QnA", "Summarization"])
+def test_a_widened_quantifier_is_unsupported_and_a_dropped_no_contradicted(task) -> None:
+    checker = GroundednessChecker()
+    widened = checker.check(
+        [FEES],
+        "Greyfield will raise tuition for all students by 8% from next September.",
+        "Are Greyfield's fees going up?" if task == "QnA" else None,
+        task=task,
+    )
+    assert widened.verdict is Verdict.NOT_GROUNDED
+    (detail,) = widened.ungrounded_details
+    assert (detail.text, detail.kind) == ("all", UngroundedKind.UNSUPPORTED)
+    assert "international students" in detail.reason
+    dropped = checker.check(
+        [RECALL],
+        "Volta said injuries have been reported.",
+        "Why is Volta recalling kettles?" if task == "QnA" else None,
+        task=task,
+    )
+    assert dropped.verdict is Verdict.NOT_GROUNDED
+    assert any(
+        d.kind is UngroundedKind.CONTRADICTED and "No injuries" in d.reason
+        for d in dropped.ungrounded_details
+    ), dropped.ungrounded_details

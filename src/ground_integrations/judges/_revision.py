@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: the digest of :data:`MODULES`' code, 8 hex digits (written by benchmarks/code_revision.py)
-LEXICAL_CODE = "610b6dfd"
+LEXICAL_CODE = "5626bb18"
 #: the Python (major.minor) it was computed on: ``ast.unparse`` may differ between releases
 COMPUTED_ON = "3.11"
 
@@ -63,6 +63,7 @@ MODULES: tuple[str, ...] = (
     "judges/_structure/__init__.py",
     "judges/_structure/_claims.py",
     "judges/_structure/_names.py",
+    "judges/_structure/_negations.py",
     "judges/_structure/_ranks.py",
     "judges/_structure/_words.py",
     "judges/_tokens.py",

@@ -24,18 +24,21 @@ from ._claims import (
     HEDGING,
     MODAL_STRENGTH,
     QUANTITY_STRENGTH,
-    VERB_NEGATIONS,
     count_conflicts,
     dropped_hedges,
-    dropped_negation,
-    dropped_negations,
     graded_conflicts,
     invented_causes,
-    negation_conflicts,
-    no_longer,
     persisting_claims,
+    widened_quantifiers,
 )
 from ._names import names_in, role_conflicts, slot_after, title_conflicts
+from ._negations import (
+    VERB_NEGATIONS,
+    dropped_negation,
+    dropped_negations,
+    negation_conflicts,
+    no_longer,
+)
 from ._ranks import (
     comparison_conflicts,
     dated_comparisons,
@@ -70,6 +73,8 @@ __all__ = [
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
 #: What a window that denies something holds (a cheap test before reading it word by word).
 _DENYING = ("not", "n't", "never", "cannot", "no longer")
+#: The same with a "no" that may deny a noun ("*no* injuries"), for the strict dropped negations.
+_DENYING_ANY = (*_DENYING, "no ")
 
 
 def _negates(toks: Sequence[Tok]) -> bool:
@@ -111,7 +116,7 @@ def conflicts(
     negated = _negates(toks)
     lowered = [text.lower() for text in window]
     hedged = any(h in text for text in lowered for h in HEDGING)
-    denied = not negated and any(n in text for text in lowered for n in _DENYING)
+    denied = not negated and any(n in text for text in lowered for n in _DENYING_ANY)
     if not (
         acting
         or titled
@@ -137,7 +142,8 @@ def conflicts(
         found += dated_comparisons(toks, win)
     if graded:
         found += graded_conflicts(toks, win, MODAL_STRENGTH, "modal")
-        found += graded_conflicts(toks, win, QUANTITY_STRENGTH, "quantifier", attached=True)
+        quantified = graded_conflicts(toks, win, QUANTITY_STRENGTH, "quantifier", attached=True)
+        found += quantified or widened_quantifiers(toks, win)
     if hedged:
         found += dropped_hedges(toks, win)
     if negated:

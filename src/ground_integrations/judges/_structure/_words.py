@@ -66,6 +66,8 @@ class Conflict:
             return f"it says '{self.said}' where the context says it ended ('{self.instead}')"
         if self.check == "cause":
             return f"it gives a cause the context does not ('{self.said}')"
+        if self.check == "quantifier" and not self.contradicted:
+            return f"it says '{self.said}' where the context only says '{self.instead}'"
         if self.check == "hedge":
             return f"it states '{self.said}' where the context only says '{self.instead}'"
         return f"it says '{self.said}' where the context says '{self.instead}'"
