@@ -834,22 +834,16 @@ def test_a_rewording_is_no_widened_quantifier_or_dropped_no(context, rewording) 
 @pytest.mark.parametrize("task", ["QnA", "Summarization"])
 def test_a_widened_quantifier_is_unsupported_and_a_dropped_no_contradicted(task) -> None:
     checker = GroundednessChecker()
-    widened = checker.check(
-        [FEES],
-        "Greyfield will raise tuition for all students by 8% from next September.",
-        "Are Greyfield's fees going up?" if task == "QnA" else None,
-        task=task,
-    )
+
+    def check(context: str, answer: str, query: str):
+        return checker.check([context], answer, query if task == "QnA" else None, task=task)
+
+    widened = check(FEES, "Greyfield will raise tuition for all students by 8%.", "Fees up?")
     assert widened.verdict is Verdict.NOT_GROUNDED
     (detail,) = widened.ungrounded_details
     assert (detail.text, detail.kind) == ("all", UngroundedKind.UNSUPPORTED)
     assert "international students" in detail.reason
-    dropped = checker.check(
-        [RECALL],
-        "Volta said injuries have been reported.",
-        "Why is Volta recalling kettles?" if task == "QnA" else None,
-        task=task,
-    )
+    dropped = check(RECALL, "Volta said injuries have been reported.", "Why the recall?")
     assert dropped.verdict is Verdict.NOT_GROUNDED
     assert any(
         d.kind is UngroundedKind.CONTRADICTED and "No injuries" in d.reason
