@@ -25,9 +25,7 @@ MODELS = [
 def quantised_matrices(path: Path) -> dict[str, object]:
     model = onnx.load(str(path))
     weights = {n.input[1] for n in model.graph.node if n.op_type == "MatMulInteger"}
-    return {
-        i.name: numpy_helper.to_array(i) for i in model.graph.initializer if i.name in weights
-    }
+    return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer if i.name in weights}
 
 
 @pytest.mark.parametrize("path", MODELS, ids=[p.parent.name for p in MODELS])

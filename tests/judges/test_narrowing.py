@@ -76,7 +76,10 @@ def test_word_vectors_read_marks_clauses_and_what_the_context_lacks() -> None:
     index = index_context(["The cafe seats 40 people. It serves coffee and tea."])
     sentence = "The cafe seats 60 guests, and it has a rooftop garden."
     start = sentence.index("60")
-    marked = [(start, start + len("60 guests"), C), (sentence.index("rooftop"), len(sentence) - 1, U)]
+    marked = [
+        (start, start + len("60 guests"), C),
+        (sentence.index("rooftop"), len(sentence) - 1, U),
+    ]
     words, vectors = word_vectors(sentence, marked, 0.2, index)
     text = [sentence[a:b] for a, b in words]
     assert text == ["The", "cafe", "seats", "60", "guests", "and", "it", "has", "a", "rooftop",
