@@ -32,6 +32,7 @@ import json
 import pickle
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -244,6 +245,16 @@ def main() -> int:
         help="keep the cut at P=0.5 instead of choosing it on each fold's training records",
     )
     ap.add_argument(
+        "--false-flag-cost",
+        action="append",
+        default=[],
+        metavar="[PROFILE=]K",
+        help="choose a profile's cut by the mean over its groups of (share of wrong answers "
+        "flagged) - K x (share of correct answers flagged); 1 (the default) is balanced "
+        "accuracy, more than 1 counts a correct answer flagged as worse than a wrong one passed. "
+        "PROFILE=K sets one profile's (e.g. Summarization:record=2), K alone every other's",
+    )
+    ap.add_argument(
         "--clean-grounded",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -396,6 +407,12 @@ def main() -> int:
         return np.array([n not in FREE_SIGN for n in names])
 
     tune_cut = not args.no_cut
+    costs: dict[str, float] = {}
+    for spec in args.false_flag_cost:
+        name, _, k = spec.rpartition("=")
+        costs[name] = float(k)
+    flag_cost: defaultdict[str, float] = defaultdict(lambda: costs.get("", 1.0), costs)
+    current = {"profile": ""}  # the profile being fitted (its cost chooses the cut)
 
     def selection_groups(idx: np.ndarray) -> list[str]:
         """The groups whose mean balanced accuracy chooses a profile's settings: those with at
@@ -406,16 +423,22 @@ def main() -> int:
 
     def best_cut(p: np.ndarray, idx: np.ndarray) -> float:
         """The cut on P(notGrounded) with the best mean balanced accuracy over the groups of
-        ``idx`` (chosen on training records only)."""
+        ``idx`` (chosen on training records only), or with ``--false-flag-cost`` K, the best
+        mean of (wrong answers flagged) - K x (correct answers flagged)."""
         gs = selection_groups(idx)
+        cost = flag_cost[current["profile"]]
+
+        def gain(yy: np.ndarray, flagged: np.ndarray) -> float:
+            if cost == 1.0:
+                return balanced_accuracy(yy, flagged)
+            if (yy == 1).sum() == 0 or (yy == 0).sum() == 0:
+                return float("nan")
+            return float(flagged[yy == 1].mean() - cost * flagged[yy == 0].mean())
 
         def mean_ba(c: float) -> float:
             return float(
                 np.nanmean(
-                    [
-                        balanced_accuracy(y[idx][group[idx] == g], (p[idx] >= c)[group[idx] == g])
-                        for g in gs
-                    ]
+                    [gain(y[idx][group[idx] == g], (p[idx] >= c)[group[idx] == g]) for g in gs]
                 )
             )
 
@@ -569,6 +592,7 @@ def main() -> int:
     # a general profile first: the profiles of its task's other shapes overwrite its figures
     # for their own records
     for prof in sorted(set(profile), key=lambda name: (name not in args.general, name)):
+        current["profile"] = prof
         idx = np.where((task_of == prof) if prof in args.general else (profile == prof))[0]
         groups = selection_groups(idx)
 

@@ -21,7 +21,9 @@ FOLD0=${FOLD0:-src/ground_integrations/_model}
 FOLD1=${FOLD1:-training/fold_models/e3-lr1-fold1}
 FIT="--model $FOLD0 --fold-models $FOLD0 $FOLD1 --legacy-batching --max-pairs 4
      --features Summarization=missing_local,mean_missing_words,plain_missing_mean --general QnA
-     --pin QnA=1:3x1+1x3:0.2-0.8 --pin Summarization:record=1:3x1:0.0-0.0"
+     --pin QnA=1:3x1+1x3:0.2-0.8 --pin Summarization:record=1:3x1:0.0-0.0
+     --false-flag-cost Summarization=1.5 --false-flag-cost Summarization:brief=1.5
+     --false-flag-cost Summarization:record=1.5"
 FIT=$(echo $FIT)
 
 run() { # run NAME COMMAND...: the command and its output into $OUT/NAME.txt
