@@ -15,13 +15,18 @@ sentence carry the invention: a logistic model over ``WORD_FEATURES`` (the judge
 clause they sit in, what the context lacks), fitted on the words of the flagged and doubted
 sentences, each labelled by whether it lies in an annotated span.
 
+A profile's margin (``_ranking.outranked``, ``--margin``) then clears the flagged sentences of
+a flagged answer that score more than it above the weakest flagged one: the margin with the best
+span F1 after the ranker and narrowers, or none.
+
 It prints, per group, the character-level span F1 of the judge's spans without the ranker and
-narrower, with the ranker, with the narrower, and with both, over ``--seeds`` random grouped
-5-fold splits (a source's answers stay on one side; the narrowers, the ranker and their cuts are
-fitted on the other four folds, the narrowers first). The answer verdicts are the shipped
-stack's (fitted on these records: read the cross-validated balanced accuracies in
-``repeated_cv_default.txt``); only the choice of sentences and words is held out. ``--write``
-fits both on every record and writes ``spans.json`` into ``--out``.
+narrower, with the ranker, with the narrower, with both, and as shipped (both and the
+margins), over ``--seeds`` random grouped 5-fold splits (a source's answers stay on one side;
+the narrowers, the ranker, the margins and their cuts are fitted on the other four folds, the
+narrowers first, the margins last). The answer verdicts are the shipped stack's (fitted on
+these records: read the cross-validated balanced accuracies in ``repeated_cv_default.txt``);
+only the choice of sentences and words is held out. ``--write`` fits all three on every record
+and writes ``spans.json`` into ``--out``.
 
     python benchmarks/fit_spans.py --fold-models src/ground_integrations/_model \\
         training/fold_models/e3-lr1-fold1 --seeds 20 --write
@@ -67,6 +72,8 @@ RAG_DEV = (
     "ragtruth:Summarization:Summary",
 )
 POOLED = "rag_dev (the three pooled)"
+#: the margins tried (``_ranking.outranked``)
+MARGINS = (0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)
 #: the narrowers' cuts tried
 WORD_CUTS = np.round(np.arange(0.05, 0.76, 0.05), 2)
 
@@ -82,6 +89,7 @@ class _Collecting(CrossEncoderJudge):
         dummy = Ranker(0.0, (0.0,) * n, (0.0,) * n, (1.0,) * n, 1.0)
         self.rankers = {name: dummy for name in self.profiles or {}}
         self.narrowers = {}  # the words as the judge marks them
+        self.margins = {}  # every flagged sentence stays flagged
         self.seen: tuple[str, dict[int, list[float]], set[int], set[int]] = ("", {}, set(), set())
 
     def _rank(self, name, ranker, index, spans, feats, scores, support, given, budget):  # type: ignore[no-untyped-def]
@@ -149,6 +157,7 @@ def collect(records: list[dict], judge: _Collecting) -> list[dict]:
                 "hard": hard,
                 "doubted": doubted,  # passing sentences the ranker reads (flagged only if kept)
                 "labels": {i: float(_overlaps(r, j.sentences[i])) for i in vectors},
+                "scores": {s.index: s.score for s in j.sentences},
             }
         )
     return rows
@@ -160,7 +169,12 @@ def _overlaps(record: dict, sentence) -> bool:  # type: ignore[no-untyped-def]
     )
 
 
-def predicted(row: dict, ranker: tuple | str | None, narrower: tuple | None = None) -> set[int]:
+def predicted(
+    row: dict,
+    ranker: tuple | str | None,
+    narrower: tuple | None = None,
+    margin: float | None = None,
+) -> set[int]:
     if not row["flagged"]:
         return set()
     kept = set(row["sentences"])
@@ -178,6 +192,9 @@ def predicted(row: dict, ranker: tuple | str | None, narrower: tuple | None = No
         probs = model.predict_proba(X)[:, 1]
         chosen = keep(dict(zip(order, map(float, probs))), row["hard"], cut)
         kept -= set(order) - chosen
+    if margin is not None and kept:  # _ranking.outranked: well above the weakest, cleared
+        weakest = min(row["scores"][i] for i in kept)
+        kept = {i for i in kept if row["scores"][i] <= weakest + margin or i in row["hard"]}
     chars = narrowed(row, narrower) if narrower is not None else row["sentences"]
     return {c for i in kept for c in chars[i]}
 
@@ -203,10 +220,16 @@ def narrowed(row: dict, narrower: tuple) -> dict[int, set[int]]:
     return out
 
 
-def counts(rows: list[dict], rankers: dict, narrowers: dict | None = None) -> dict[str, list[int]]:
+def counts(
+    rows: list[dict],
+    rankers: dict,
+    narrowers: dict | None = None,
+    margins: dict | None = None,
+) -> dict[str, list[int]]:
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for row in rows:
-        pred = predicted(row, rankers.get(row["profile"]), (narrowers or {}).get(row["profile"]))
+        p = row["profile"]
+        pred = predicted(row, rankers.get(p), (narrowers or {}).get(p), (margins or {}).get(p))
         c = out[row["group"]]
         c[0] += len(pred & row["gold"])
         c[1] += len(pred - row["gold"])
@@ -245,6 +268,24 @@ def fit_narrowers(rows: list[dict], profiles: list[str], C: float = 1.0) -> dict
             ),
         )
         out[profile] = (model, float(best))
+    return out
+
+
+def fit_margins(rows: list[dict], profiles: list[str], rankers: dict, narrowers: dict) -> dict:
+    """Per profile: the margin (``_ranking.outranked``) with the best span F1 on ``rows``
+    after ``rankers`` and ``narrowers``, the smaller the better on a tie; none where keeping
+    every flagged sentence does as well."""
+    out = {}
+    for profile in profiles:
+        mine = [r for r in rows if r["profile"] == profile and r["flagged"]]
+
+        def score(m: float | None, mine: list[dict] = mine, profile: str = profile) -> tuple:
+            c = counts(mine, rankers, narrowers, {profile: m})
+            return (round(f1(np.sum(list(c.values()), 0).tolist()), 6), m is None, -(m or 0))
+
+        best = max([None, *MARGINS], key=score)
+        if best is not None:
+            out[profile] = float(best)
     return out
 
 
@@ -362,6 +403,13 @@ def main() -> int:
         "flagged ones (the judge reads judges/_ranking.DOUBTED_BELOW; 0: flagged ones only); "
         "not with --write",
     )
+    ap.add_argument(
+        "--margin",
+        nargs="*",
+        default=["Summarization"],
+        help="fit a margin in these profiles only (the default: plain summaries, where it "
+        "helps; in data-to-text and multi-passage QnA it moved span F1 within noise)",
+    )
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--out", type=Path, default=BUNDLED_MODEL)
     args = ap.parse_args()
@@ -394,10 +442,11 @@ def main() -> int:
     )
     base = counts(rows, {})
     oracle = counts(rows, {p: "oracle" for p in {r["profile"] for r in rows}})
-    ways = ("ranked", "narrowed", "both")
+    ways = ("ranked", "narrowed", "both", "shipped")
     scores: dict[str, dict[str, list[float]]] = {w: defaultdict(list) for w in ways}
     chosen: dict[str, list[float]] = defaultdict(list)
     word_cuts: dict[str, list[float]] = defaultdict(list)
+    margins_chosen: dict[str, list[float | None]] = defaultdict(list)
     for seed in range(args.seeds):
         rng = np.random.default_rng(seed)
         names = sorted(set(contexts))
@@ -413,12 +462,16 @@ def main() -> int:
                 chosen[p].append(cut)
             for p, (_, cut) in narrowers.items():
                 word_cuts[p].append(cut)
-            for way, (r_, n_) in {
-                "ranked": (rankers, {}),
-                "narrowed": ({}, narrowers),
-                "both": (both, narrowers),
+            margins = fit_margins(train, args.margin, both, narrowers)
+            for p in args.margin:
+                margins_chosen[p].append(margins.get(p))
+            for way, (r_, n_, m_) in {
+                "ranked": (rankers, {}, {}),
+                "narrowed": ({}, narrowers, {}),
+                "both": (both, narrowers, {}),
+                "shipped": (both, narrowers, margins),
             }.items():
-                for g, c in counts(test, r_, n_).items():
+                for g, c in counts(test, r_, n_, m_).items():
                     total[way][g] = [a + b for a, b in zip(total[way][g], c)]
         for way in ways:
             for g in groups:
@@ -426,24 +479,26 @@ def main() -> int:
             scores[way][POOLED].append(f1(pool(total[way])))
     print(
         f"{'group':36s} {'n':>5s} {'without':>8s} {'ranked':>8s} {'narrowed':>9s} {'both':>8s}"
-        f" {'sd':>6s} {'best':>6s}"
+        f" {'shipped':>8s} {'sd':>6s} {'best':>6s}"
     )
     for g in groups:
         n = sum(r["group"] == g for r in rows)
         print(
             f"{g:36s} {n:5d} {f1(base[g]):8.3f} {np.mean(scores['ranked'][g]):8.3f}"
             f" {np.mean(scores['narrowed'][g]):9.3f} {np.mean(scores['both'][g]):8.3f}"
-            f" {np.std(scores['both'][g]):6.3f} {f1(oracle[g]):6.3f}"
+            f" {np.mean(scores['shipped'][g]):8.3f} {np.std(scores['shipped'][g]):6.3f}"
+            f" {f1(oracle[g]):6.3f}"
         )
     n = sum(r["group"] in RAG_DEV for r in rows)
     print(
         f"{POOLED:36s} {n:5d} {f1(pool(base)):8.3f} {np.mean(scores['ranked'][POOLED]):8.3f}"
         f" {np.mean(scores['narrowed'][POOLED]):9.3f} {np.mean(scores['both'][POOLED]):8.3f}"
-        f" {np.std(scores['both'][POOLED]):6.3f} {f1(pool(oracle)):6.3f}"
+        f" {np.mean(scores['shipped'][POOLED]):8.3f} {np.std(scores['shipped'][POOLED]):6.3f}"
+        f" {f1(pool(oracle)):6.3f}"
     )
     print(
-        "ranked: the span ranker alone; narrowed: the narrowers alone; both: as shipped (sd is "
-        "its spread over splits); best: the ranked sentences that hold an annotated span kept, "
+        "ranked: the span ranker alone; narrowed: the narrowers alone; both: the two; shipped: "
+        "both and the margins (sd is its spread over splits); best: the ranked sentences that hold an annotated span kept, "
         "the others cleared, in every profile, words as the judge marks them (what a perfect "
         "ranker would give without the narrowers)"
     )
@@ -453,9 +508,16 @@ def main() -> int:
         print(
             f"word cut chosen for {p}: median {np.median(cuts):.2f} (range {min(cuts)}-{max(cuts)})"
         )
+    for p, chosen_margins in sorted(margins_chosen.items()):
+        shown = ", ".join(
+            f"{m}: {chosen_margins.count(m)}"
+            for m in sorted(set(chosen_margins), key=lambda m: -1 if m is None else m)
+        )
+        print(f"margin chosen for {p} (times each; None: no margin): {shown}")
     narrowers = fit_narrowers(rows, args.narrow, args.C)
     final = fit(rows, args.C, args.profiles, not args.free_signs, narrowers)
-    insample = counts(rows, final, narrowers)
+    margins = fit_margins(rows, args.margin, final, narrowers)
+    insample = counts(rows, final, narrowers, margins)
     print(
         "in-sample, fitted on every record: "
         + ", ".join(f"{g} {f1(insample[g]):.3f}" for g in groups)
@@ -484,6 +546,7 @@ def main() -> int:
             "fitted_on": "rag_dev.jsonl and dev.jsonl's RAGTruth records (benchmarks/fit_spans.py)",
             "profiles": {p: to_ranker(*fitted).to_json() for p, fitted in final.items()},
             "narrowers": {p: to_narrower(*fitted).to_json() for p, fitted in narrowers.items()},
+            "margins": margins,
         }
         path = args.out / "spans.json"
         path.write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")

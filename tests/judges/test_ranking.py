@@ -19,7 +19,9 @@ from ground_integrations.judges._ranking import (
     RANKED_SENTENCES,
     Ranker,
     keep,
+    outranked,
     rank_vectors,
+    read_margins,
     rerank,
 )
 from ground_integrations.judges.cross_encoder import BUNDLED_MODEL
@@ -251,3 +253,112 @@ def test_a_spans_json_of_other_features_is_one_clear_error(unranked, tmp_path) -
     (tmp_path / "spans.json").write_text(json.dumps(spec))
     with pytest.raises(ConfigurationError, match=r"fit_spans\.py"):
         CrossEncoderJudge(tmp_path)
+
+
+# A summary whose second sentence invents a scene; its third lacks the words "locals",
+# "backed", "provided", "operating" and "relocation" (a close rewording) and its fourth a few
+# ("councillors", "within weeks"): all three are flagged lexically, at 0.08, 0.12 and 0.34.
+NEWS = [
+    "The town council met on Tuesday to discuss the new library. Members agreed that the old "
+    "building on Mill Street is too small for the growing number of visitors. The council asked "
+    "the planning office to look for a larger site near the station and to report back next "
+    "month. Residents who spoke at the meeting welcomed the plan but asked that the reading "
+    "room stay open during the move."
+]
+WALKOUT = "Members argued bitterly and several walked out in protest."
+LOCALS = (
+    "Locals who attended backed the proposal, provided the reading room keeps operating "
+    "throughout the relocation."
+)
+WEEKS = "The planning office must report its findings to councillors within weeks."
+SUMMARY = " ".join(
+    [
+        "The council discussed a new library because the old building is too small.",
+        WALKOUT,
+        LOCALS,
+        WEEKS,
+    ]
+)
+
+
+def with_margins(tmp_path: Path, margins: object) -> Path:
+    """The bundled model and spans.json with ``margins`` in place of its own (None: none)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    for name in ("model.onnx", "tokenizer.json", "stack.json"):
+        shutil.copy(BUNDLED_MODEL / name, tmp_path / name)
+    spec = json.loads((BUNDLED_MODEL / "spans.json").read_text())
+    spec.pop("margins", None)
+    if margins is not None:
+        spec["margins"] = margins
+    (tmp_path / "spans.json").write_text(json.dumps(spec))
+    return tmp_path
+
+
+def test_outranked_clears_flagged_sentences_well_above_the_weakest() -> None:
+    cut = CrossEncoderJudge().default_thresholds
+    feats = [SentenceFeatures() for _ in range(5)]
+    scores = [0.2, 0.25, 0.4, 0.9, 0.45]
+    out, cleared = outranked(scores, feats, 0.1, cut)
+    assert set(cleared) == {2, 4}
+    assert cleared[2] == pytest.approx(0.2) and cleared[4] == pytest.approx(0.25)
+    assert out == [0.2, 0.25, cut.grounded, 0.9, cut.grounded]
+    # a margin of 0 leaves only the weakest (and any tied with it)
+    assert set(outranked(scores, feats, 0.0, cut)[1]) == {1, 2, 4}
+    # a sentence a hard check pins keeps its flag however far above the weakest
+    feats[2].opposites.append(("rose", "fell"))
+    assert set(outranked(scores, feats, 0.1, cut)[1]) == {4}
+    # one flagged sentence, or none: nothing to clear
+    assert outranked([0.2, 0.9], feats[:2], 0.0, cut) == ([0.2, 0.9], {})
+    assert outranked([0.6, 0.9], feats[:2], 0.0, cut) == ([0.6, 0.9], {})
+
+
+def test_the_bundled_judge_has_a_margin_for_plain_summaries() -> None:
+    margins = CrossEncoderJudge().margins
+    assert set(margins) == {"Summarization"}
+    assert 0.0 <= margins["Summarization"] <= 0.3
+
+
+def test_a_summary_keeps_the_blame_on_its_weakest_sentences(tmp_path) -> None:
+    """With a margin of 0.1, the walk-out (0.08) and the close rewording (0.12) stay flagged,
+    and the sentence scored 0.34 passes at the grounded threshold with its reason and no span;
+    the answer's verdict and score do not move."""
+    kept = CrossEncoderJudge(with_margins(tmp_path / "none", None))
+    judge = CrossEncoderJudge(with_margins(tmp_path / "margin", {"Summarization": 0.1}))
+    plain = GroundednessChecker(kept, cache_size=0).check(NEWS, SUMMARY, task="Summarization")
+    ranked = GroundednessChecker(judge, cache_size=0).check(NEWS, SUMMARY, task="Summarization")
+    before, after = by_text(plain), by_text(ranked)
+    assert [before[s].verdict for s in (WALKOUT, LOCALS, WEEKS)] == [Verdict.NOT_GROUNDED] * 3
+    assert after[WALKOUT].verdict is after[LOCALS].verdict is Verdict.NOT_GROUNDED
+    assert after[WEEKS].verdict is Verdict.GROUNDED
+    assert after[WEEKS].score == pytest.approx(judge.default_thresholds.grounded)
+    assert after[WEEKS].reason.startswith("Likely supported: the words the context lacks read as")
+    assert "above the answer's weakest sentence" in after[WEEKS].reason
+    assert not after[WEEKS].ungrounded_details
+    assert not any(WEEKS in d.text for d in ranked.ungrounded_details)
+    assert ranked.verdict is plain.verdict is Verdict.NOT_GROUNDED
+    assert ranked.score == pytest.approx(plain.score)
+    # in QnA (no margin there) every flagged sentence keeps its flag
+    qna = GroundednessChecker(judge, cache_size=0).check(
+        NEWS, SUMMARY, query="What did the council decide about the library?", task="QnA"
+    )
+    assert by_text(qna)[WEEKS].verdict is not Verdict.GROUNDED
+
+
+def test_margins_are_part_of_the_version(tmp_path) -> None:
+    none = CrossEncoderJudge(with_margins(tmp_path / "none", None))
+    some = CrossEncoderJudge(with_margins(tmp_path / "some", {"Summarization": 0.1}))
+    assert none.version != some.version
+    assert none.margins == {} and some.margins == {"Summarization": 0.1}
+
+
+@pytest.mark.parametrize("margins", ["wide", {"Summarization": "0.1"}, {"Summarization": 2.0}])
+def test_a_bad_margin_in_spans_json_is_one_clear_error(tmp_path, margins) -> None:
+    with pytest.raises(ConfigurationError, match=r"margin.*fit_spans\.py"):
+        CrossEncoderJudge(with_margins(tmp_path, margins))
+
+
+def test_read_margins_reads_what_fit_spans_writes() -> None:
+    assert read_margins(b'{"profiles": {}}') == {}
+    assert read_margins(b'{"margins": {"Summarization": 0.1}}') == {"Summarization": 0.1}
+    with pytest.raises(ValueError, match="from 0 to 1"):
+        read_margins(b'{"margins": {"Summarization": true}}')

@@ -19,12 +19,19 @@ the other way round is always kept (:func:`is_pinned`), and so is the likeliest 
 flagged answer keeps at least one flagged sentence. The answer's score and verdict do not
 change: only which of its sentences carry the blame.
 
+A profile may also have a *margin* (:func:`outranked`): of a flagged answer's flagged
+sentences, those scored more than the margin above its weakest flagged one are cleared, unless
+pinned. In a summary the words a sentence lacks are mostly the summary's own wording, and the
+sentence that lacks the most is the likeliest invention; the others, flagged only because every
+sentence of a summary lacks some words, carried most of the characters flagged wrongly.
+
 The fitted numbers live in ``spans.json`` beside the model, written by
 ``benchmarks/fit_spans.py`` on span-labelled RAG answers; without that file nothing is reranked.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 
@@ -43,8 +50,10 @@ __all__ = [
     "is_hard",
     "is_pinned",
     "keep",
+    "outranked",
     "rank_vector",
     "rank_vectors",
+    "read_margins",
     "rerank",
 ]
 
@@ -183,3 +192,41 @@ def rerank(
     for i in added:
         out[i] = min(out[i], cut.not_grounded)
     return out, cleared, added
+
+
+def outranked(
+    scores: Sequence[float],
+    feats: Sequence[SentenceFeatures],
+    margin: float,
+    cut: Thresholds,
+) -> tuple[list[float], dict[int, float]]:
+    """``scores`` with each flagged sentence scored more than ``margin`` above the weakest
+    flagged one raised to ``cut``'s grounded threshold (a pinned one, :func:`is_pinned`, is
+    kept), and each cleared sentence with how far above the weakest it scored."""
+    flagged = [i for i, s in enumerate(scores) if cut.verdict(s) is not Verdict.GROUNDED]
+    out = list(scores)
+    if len(flagged) < 2:
+        return out, {}
+    weakest = min(scores[i] for i in flagged)
+    cleared = {
+        i: scores[i] - weakest
+        for i in flagged
+        if scores[i] > weakest + margin and not is_pinned(feats[i])
+    }
+    for i in cleared:
+        out[i] = max(out[i], cut.grounded)
+    return out, cleared
+
+
+def read_margins(raw: bytes) -> dict[str, float]:
+    """The per-profile margins of a ``spans.json`` (``"margins"``, absent: none);
+    ``ValueError`` when one is not a number from 0 to 1."""
+    margins = json.loads(raw.decode("utf-8")).get("margins", {})
+    if not isinstance(margins, dict):
+        raise ValueError(f"margins must be an object, got {type(margins).__name__}")
+    out = {}
+    for name, value in margins.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"the margin of {name!r} must be a number from 0 to 1, not {value!r}")
+        out[str(name)] = float(value)
+    return out

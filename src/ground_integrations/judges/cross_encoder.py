@@ -55,7 +55,7 @@ from ._profiles import (
     run_time_premises,
     top_windows,
 )
-from ._ranking import Ranker, rank_vectors, rerank
+from ._ranking import Ranker, outranked, rank_vectors, read_margins, rerank
 from ._revision import LEXICAL_CODE
 from .base import Judge, Judgement, Thresholds
 from .heuristic import INDEX_CACHE_BYTES, HeuristicJudge
@@ -231,6 +231,10 @@ class CrossEncoderJudge(Judge):
         #: per profile, which words of a flagged sentence carry the invention
         #: (:mod:`._narrowing`; ``spans.json``'s ``narrowers``, absent: the marked words stand)
         self.narrowers: dict[str, Narrower] = {}
+        #: per profile, how far above a flagged answer's weakest flagged sentence another
+        #: flagged one may score and stay flagged (:func:`._ranking.outranked`; ``spans.json``'s
+        #: ``margins``, absent: all stay flagged)
+        self.margins: dict[str, float] = {}
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
             self._read_stack(stack)
@@ -277,6 +281,7 @@ class CrossEncoderJudge(Judge):
             ranking = spans.read_bytes()
             try:
                 self.rankers, self.narrowers = read_spans_fit(ranking)
+                self.margins = read_margins(ranking)
             except (KeyError, TypeError, ValueError) as exc:
                 raise ConfigurationError(
                     f"{spans} is not a ranking this release reads ({exc}); refit it with "
@@ -437,6 +442,7 @@ class CrossEncoderJudge(Judge):
                 overall = cap(overall, f)
         scores = self._sentence_scores(profile, spans, feats, words, given, support)
         cleared: dict[int, float] = {}
+        outscored: dict[int, float] = {}
         suspected: dict[int, str] = {}
         if self.default_thresholds.verdict(overall) is not Verdict.GROUNDED:
             ranker = self.rankers.get(name) or self.rankers.get(request.task.value)
@@ -452,6 +458,9 @@ class CrossEncoderJudge(Judge):
                     given,
                     self.max_model_pairs - used,
                 )
+            margin = self.margins.get(name)
+            if margin is not None:
+                scores, outscored = outranked(scores, feats, margin, self.default_thresholds)
         notes = [
             suspected.get(i) or (f"the model's support: {support[i]:.2f}" if i in support else "")
             for i in range(len(spans))
@@ -459,7 +468,12 @@ class CrossEncoderJudge(Judge):
         found = (index, spans, feats, overall, scores, notes)
         narrower = self.narrowers.get(name)
         judgement = self.heuristic.judgement(
-            request, *found, support=support, cleared=cleared, narrower=narrower
+            request,
+            *found,
+            support=support,
+            cleared=cleared,
+            outscored=outscored,
+            narrower=narrower,
         )
         # language honesty (_language.py): on a language the model and lexicon do not read,
         # notSure with the reason, unless the lexical evidence alone decides

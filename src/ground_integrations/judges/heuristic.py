@@ -253,6 +253,7 @@ class HeuristicJudge(Judge):
         notes: Sequence[str] | None = None,
         support: Mapping[int, float] | None = None,
         cleared: Mapping[int, float] | None = None,
+        outscored: Mapping[int, float] | None = None,
         narrower: Narrower | None = None,
     ) -> Judgement:
         """A Judgement from an answer score and per-sentence scores, with evidence and reasons.
@@ -261,7 +262,9 @@ class HeuristicJudge(Judge):
         ``support``: the model's support for the sentences it scored (by sentence index); a
         flagged sentence gets its kind and narrowed spans from :func:`._spans.ungrounded_details`.
         ``cleared``: the sentences of a flagged answer that :mod:`._ranking` cleared, with its
-        probability that they invent something (their reason says so). ``narrower``: the
+        probability that they invent something (their reason says so). ``outscored``: the
+        flagged sentences cleared for scoring well above the answer's weakest flagged one
+        (:func:`._ranking.outranked`), with how far above it. ``narrower``: the
         profile's learned narrowing of a flagged sentence's spans (:mod:`._narrowing`).
         """
         given = self.given(request)
@@ -315,6 +318,12 @@ class HeuristicJudge(Judge):
                     "likely supported: the words the context lacks read as its own wording, "
                     f"not an invention (probability {cleared[i]:.2f}); the answer's likelier "
                     "inventions are flagged"
+                )
+            elif verdict is Verdict.GROUNDED and outscored and i in outscored:
+                reason = (
+                    "likely supported: the words the context lacks read as the answer's own "
+                    f"wording; it scores {outscored[i]:.2f} above the answer's weakest sentence, "
+                    "which is flagged"
                 )
             elif verdict is Verdict.GROUNDED:
                 reason = "supported by the context" + (
