@@ -32,7 +32,6 @@ import json
 import pickle
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -407,12 +406,9 @@ def main() -> int:
         return np.array([n not in FREE_SIGN for n in names])
 
     tune_cut = not args.no_cut
-    costs: dict[str, float] = {}
-    for spec in args.false_flag_cost:
-        name, _, k = spec.rpartition("=")
-        costs[name] = float(k)
-    flag_cost: defaultdict[str, float] = defaultdict(lambda: costs.get("", 1.0), costs)
-    current = {"profile": ""}  # the profile being fitted (its cost chooses the cut)
+    # --false-flag-cost per profile ("" for every other); the profile being fitted chooses
+    costs = {name: float(k) for name, _, k in (s.rpartition("=") for s in args.false_flag_cost)}
+    current = {"profile": ""}
 
     def selection_groups(idx: np.ndarray) -> list[str]:
         """The groups whose mean balanced accuracy chooses a profile's settings: those with at
@@ -426,7 +422,7 @@ def main() -> int:
         ``idx`` (chosen on training records only), or with ``--false-flag-cost`` K, the best
         mean of (wrong answers flagged) - K x (correct answers flagged)."""
         gs = selection_groups(idx)
-        cost = flag_cost[current["profile"]]
+        cost = costs.get(current["profile"], costs.get("", 1.0))
 
         def gain(yy: np.ndarray, flagged: np.ndarray) -> float:
             if cost == 1.0:
