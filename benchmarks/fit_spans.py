@@ -55,7 +55,13 @@ from ground_integrations.judges._narrowing import (  # noqa: E402
     kept_words,
     word_vectors,
 )
-from ground_integrations.judges._ranking import RANK_FEATURES, Ranker, is_pinned, keep  # noqa: E402
+from ground_integrations.judges._ranking import (  # noqa: E402
+    RANK_FEATURES,
+    Ranker,
+    is_pinned,
+    keep,
+    margin_kept,
+)
 from ground_integrations.judges.cross_encoder import (  # noqa: E402
     BUNDLED_MODEL,
     CrossEncoderJudge,
@@ -192,9 +198,8 @@ def predicted(
         probs = model.predict_proba(X)[:, 1]
         chosen = keep(dict(zip(order, map(float, probs))), row["hard"], cut)
         kept -= set(order) - chosen
-    if margin is not None and kept:  # _ranking.outranked: well above the weakest, cleared
-        weakest = min(row["scores"][i] for i in kept)
-        kept = {i for i in kept if row["scores"][i] <= weakest + margin or i in row["hard"]}
+    if margin is not None:  # as _ranking.outranked: well above the weakest, cleared
+        kept = margin_kept({i: row["scores"][i] for i in kept}, row["hard"], margin)
     chars = narrowed(row, narrower) if narrower is not None else row["sentences"]
     return {c for i in kept for c in chars[i]}
 

@@ -19,10 +19,12 @@ from ground_integrations.judges._ranking import (
     RANKED_SENTENCES,
     Ranker,
     keep,
+    margin_kept,
     outranked,
     rank_vectors,
     read_margins,
     rerank,
+    spans_fit,
 )
 from ground_integrations.judges.cross_encoder import BUNDLED_MODEL
 from ground_integrations.text import Span
@@ -362,3 +364,32 @@ def test_read_margins_reads_what_fit_spans_writes() -> None:
     assert read_margins(b'{"margins": {"Summarization": 0.1}}') == {"Summarization": 0.1}
     with pytest.raises(ValueError, match="from 0 to 1"):
         read_margins(b'{"margins": {"Summarization": true}}')
+
+
+def test_margin_kept_is_the_rule_fit_spans_measures() -> None:
+    # the weakest and those within the margin of it stay; a pinned one stays wherever it scores
+    flagged = {0: 0.2, 1: 0.3, 2: 0.31, 4: 0.6}
+    assert margin_kept(flagged, set(), 0.1) == {0, 1}
+    assert margin_kept(flagged, {4}, 0.1) == {0, 1, 4}
+    assert margin_kept(flagged, set(), 1.0) == {0, 1, 2, 4}
+    assert margin_kept({3: 0.5}, set(), 0.0) == {3}
+    assert margin_kept({}, {1}, 0.1) == set()
+    # outranked clears exactly the complement, reporting how far above the weakest each scored
+    cut = CrossEncoderJudge().default_thresholds
+    scores = [0.2, 0.3, 0.31, 0.95, 0.45]
+    out, cleared = outranked(scores, [SentenceFeatures() for _ in scores], 0.1, cut)
+    assert set(cleared) == {2, 4} and cleared[4] == pytest.approx(0.25)
+    assert [i for i, s in enumerate(out) if cut.verdict(s) is not Verdict.GROUNDED] == [0, 1]
+
+
+def test_spans_json_is_parsed_once_and_must_hold_an_object(tmp_path) -> None:
+    raw = (BUNDLED_MODEL / "spans.json").read_bytes()
+    parsed = spans_fit(raw)
+    assert spans_fit(parsed) is parsed  # an already parsed fit is read as it is
+    assert read_margins(parsed) == read_margins(raw) == {"Summarization": 0.1}
+    with pytest.raises(ValueError, match="must hold an object"):
+        spans_fit(b"[1, 2]")
+    with_margins(tmp_path, None)
+    (tmp_path / "spans.json").write_text("[]")
+    with pytest.raises(ConfigurationError, match=r"not a ranking.*fit_spans\.py"):
+        CrossEncoderJudge(tmp_path)

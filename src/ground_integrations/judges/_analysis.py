@@ -427,35 +427,37 @@ def sentence_features(
             feats.negation_flip = domain is Domain.MEDICAL
             if not said_negation:
                 feats.reasons.append("the context states the opposite (it is negated there)")
-    # a word the window states turned round ("narrower than", "not active") is the context's
-    credited = {stem(said) for said, _ in feats.turned}
-    if credited & missing_set:
-        missing = [s for s in missing if s not in credited]
-        v["missing_stems"] = len(missing) / len(stems)
-        local = window.stems if window else frozenset()
-        v["missing_local"] = sum(1 for s in stems if s not in local and s not in credited) / len(
-            stems
-        )
-        feats.unsupported = [
-            w for w in feats.unsupported if stem(UNITS.get(read_as(w), read_as(w))) not in credited
-        ]
-        feats.reasons = [
-            r for r in feats.reasons if not r.startswith("the context does not mention")
-        ]
-        still = set(missing)
-        named = [w for w in feats.unsupported if stem(UNITS.get(read_as(w), read_as(w))) in still]
-        if named:
-            shown = ", ".join(f"'{w}'" for w in named[:6])
-            feats.reasons.insert(0, f"the context does not mention {shown}")
-    if credited:
-        absent = [w for w in absent if stem(w) not in credited]
-        echoed = [w for w in absent if w in given_words]
-        v["missing_words"] = (len(absent) - len(echoed)) / len(content)
-    for said, instead in feats.turned:
-        # the model reads a denial as the context writes it ("not active" -> "inactive")
-        denial = re.search(rf"(?i)\bnot\s+{re.escape(said)}\b", sentence)
-        if denial is not None:
-            feats.as_context.append((denial.group(0), instead))
+        # a word the window states turned round ("narrower than", "not active") is the context's
+        credited = {stem(said) for said, _ in feats.turned}
+        if credited & missing_set:
+            missing = [s for s in missing if s not in credited]
+            v["missing_stems"] = len(missing) / len(stems)
+            lacking = [s for s in stems if s not in window.stems and s not in credited]
+            v["missing_local"] = len(lacking) / len(stems)
+            feats.unsupported = [
+                w
+                for w in feats.unsupported
+                if stem(UNITS.get(read_as(w), read_as(w))) not in credited
+            ]
+            feats.reasons = [
+                r for r in feats.reasons if not r.startswith("the context does not mention")
+            ]
+            still = set(missing)
+            named = [
+                w for w in feats.unsupported if stem(UNITS.get(read_as(w), read_as(w))) in still
+            ]
+            if named:
+                shown = ", ".join(f"'{w}'" for w in named[:6])
+                feats.reasons.insert(0, f"the context does not mention {shown}")
+        if credited:
+            absent = [w for w in absent if stem(w) not in credited]
+            echoed = [w for w in absent if w in given_words]
+            v["missing_words"] = (len(absent) - len(echoed)) / len(content)
+        for said, instead in feats.turned:
+            # the model reads a denial as the context writes it ("not active" -> "inactive")
+            denial = re.search(rf"(?i)\bnot\s+{re.escape(said)}\b", sentence)
+            if denial is not None:
+                feats.as_context.append((denial.group(0), instead))
     if index.fields:
         feats.field_conflicts, denied = field_readings(
             index.fields, tokens.words, NEGATIONS, tokens.gaps

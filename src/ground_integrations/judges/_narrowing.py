@@ -21,18 +21,18 @@ written by ``benchmarks/fit_spans.py``; a profile without one keeps the marked s
 
 from __future__ import annotations
 
-import json
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
+from typing import Any
 
 from ..models import UngroundedKind
 from ..text import fold, stem, word_spans
 from ._fitted import FittedLogistic
 from ._index import ContextIndex
 from ._lexicon import CLAUSE_BREAK, STOPWORDS
-from ._ranking import Ranker
+from ._ranking import Ranker, spans_fit
 from ._tokens import Tokens
 
 __all__ = [
@@ -87,10 +87,12 @@ class Narrower(FittedLogistic):
     FEATURES = WORD_FEATURES
 
 
-def read_spans_fit(raw: bytes) -> tuple[dict[str, Ranker], dict[str, Narrower]]:
-    """The rankers and narrowers of a ``spans.json`` (each per profile); ``ValueError``,
-    ``KeyError`` or ``TypeError`` when it is not one this release reads."""
-    fitted = json.loads(raw.decode("utf-8"))
+def read_spans_fit(
+    raw: bytes | Mapping[str, Any],
+) -> tuple[dict[str, Ranker], dict[str, Narrower]]:
+    """The rankers and narrowers of a ``spans.json`` (bytes or parsed; each per profile);
+    ``ValueError``, ``KeyError`` or ``TypeError`` when it is not one this release reads."""
+    fitted = spans_fit(raw)
     rankers = {name: Ranker.from_json(spec) for name, spec in fitted["profiles"].items()}
     narrowers = {
         name: Narrower.from_json(spec) for name, spec in fitted.get("narrowers", {}).items()

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from ..models import Verdict
 from ..text import Span
@@ -50,11 +51,13 @@ __all__ = [
     "is_hard",
     "is_pinned",
     "keep",
+    "margin_kept",
     "outranked",
     "rank_vector",
     "rank_vectors",
     "read_margins",
     "rerank",
+    "spans_fit",
 ]
 
 #: What the ranker reads of a flagged sentence.
@@ -194,6 +197,15 @@ def rerank(
     return out, cleared, added
 
 
+def margin_kept(flagged: Mapping[int, float], pinned: Collection[int], margin: float) -> set[int]:
+    """Of the flagged sentences (index: score), those within ``margin`` of the weakest one or
+    ``pinned``: the ones a profile's margin leaves flagged."""
+    if not flagged:
+        return set()
+    weakest = min(flagged.values())
+    return {i for i, s in flagged.items() if s <= weakest + margin or i in pinned}
+
+
 def outranked(
     scores: Sequence[float],
     feats: Sequence[SentenceFeatures],
@@ -203,25 +215,29 @@ def outranked(
     """``scores`` with each flagged sentence scored more than ``margin`` above the weakest
     flagged one raised to ``cut``'s grounded threshold (a pinned one, :func:`is_pinned`, is
     kept), and each cleared sentence with how far above the weakest it scored."""
-    flagged = [i for i, s in enumerate(scores) if cut.verdict(s) is not Verdict.GROUNDED]
+    flagged = {i: s for i, s in enumerate(scores) if cut.verdict(s) is not Verdict.GROUNDED}
+    kept = margin_kept(flagged, {i for i in flagged if is_pinned(feats[i])}, margin)
+    weakest = min(flagged.values(), default=0.0)
+    cleared = {i: s - weakest for i, s in flagged.items() if i not in kept}
     out = list(scores)
-    if len(flagged) < 2:
-        return out, {}
-    weakest = min(scores[i] for i in flagged)
-    cleared = {
-        i: scores[i] - weakest
-        for i in flagged
-        if scores[i] > weakest + margin and not is_pinned(feats[i])
-    }
     for i in cleared:
         out[i] = max(out[i], cut.grounded)
     return out, cleared
 
 
-def read_margins(raw: bytes) -> dict[str, float]:
-    """The per-profile margins of a ``spans.json`` (``"margins"``, absent: none);
-    ``ValueError`` when one is not a number from 0 to 1."""
-    margins = json.loads(raw.decode("utf-8")).get("margins", {})
+def spans_fit(raw: bytes | Mapping[str, Any]) -> Mapping[str, Any]:
+    """A ``spans.json`` as read from disk (bytes) or already parsed; ``ValueError`` when it is
+    not a JSON object."""
+    fitted = json.loads(raw.decode("utf-8")) if isinstance(raw, bytes) else raw
+    if not isinstance(fitted, Mapping):
+        raise ValueError(f"spans.json must hold an object, not {type(fitted).__name__}")
+    return fitted
+
+
+def read_margins(raw: bytes | Mapping[str, Any]) -> dict[str, float]:
+    """The per-profile margins of a ``spans.json`` (bytes or parsed; ``"margins"``, absent:
+    none); ``ValueError`` when one is not a number from 0 to 1."""
+    margins = spans_fit(raw).get("margins", {})
     if not isinstance(margins, dict):
         raise ValueError(f"margins must be an object, got {type(margins).__name__}")
     out = {}

@@ -55,7 +55,7 @@ from ._profiles import (
     run_time_premises,
     top_windows,
 )
-from ._ranking import Ranker, outranked, rank_vectors, read_margins, rerank
+from ._ranking import Ranker, outranked, rank_vectors, read_margins, rerank, spans_fit
 from ._revision import LEXICAL_CODE
 from .base import Judge, Judgement, Thresholds
 from .heuristic import INDEX_CACHE_BYTES, HeuristicJudge
@@ -226,7 +226,6 @@ class CrossEncoderJudge(Judge):
         #: per profile (``spans.json``; absent: none): which doubted sentences of a flagged
         #: answer carry the blame (:mod:`._ranking`), which words of a flagged sentence
         #: (:mod:`._narrowing`), how far above the weakest flagged one a flagged one may score
-        #: (:func:`._ranking.outranked`)
         self.rankers: dict[str, Ranker] = {}
         self.narrowers: dict[str, Narrower] = {}
         self.margins: dict[str, float] = {}
@@ -275,8 +274,9 @@ class CrossEncoderJudge(Judge):
         if spans.exists():
             ranking = spans.read_bytes()
             try:
-                self.rankers, self.narrowers = read_spans_fit(ranking)
-                self.margins = read_margins(ranking)
+                fitted = spans_fit(ranking)  # parsed once, read twice
+                self.rankers, self.narrowers = read_spans_fit(fitted)
+                self.margins = read_margins(fitted)
             except (KeyError, TypeError, ValueError) as exc:
                 raise ConfigurationError(
                     f"{spans} is not a ranking this release reads ({exc}); refit it with "

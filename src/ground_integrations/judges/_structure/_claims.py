@@ -17,12 +17,13 @@ from .._lexicon import (
     UNITS,
     UNIVERSALS,
 )
-from ._negations import ENDING, SAME_SHARE, no_longer
+from ._negations import ENDING, no_longer
 from ._words import (
     CLAUSE_END,
     HAS_DIGIT,
     MAX_ITEMS,
     MAX_WINDOW_ITEMS,
+    SAME_SHARE,
     Conflict,
     Tok,
     neighbours,

@@ -10,6 +10,7 @@ from ._words import (
     CLAUSE_END,
     MAX_ITEMS,
     MAX_WINDOW_ITEMS,
+    SAME_SHARE,
     Conflict,
     Tok,
     neighbours,
@@ -66,11 +67,6 @@ def _negated_at(toks: Sequence[Tok], k: int) -> bool:
         if toks[m].low in _NEGATING:
             return True
     return False
-
-
-#: A window sentence holding this share of a sentence's content words says the same thing:
-#: one shared neighbour of the negated word is then enough.
-SAME_SHARE = 0.7
 
 
 #: After a negation these turn it into something else: "not just X but Y", "not only".

@@ -26,6 +26,9 @@ TITLE_SENTENCES = 24
 #: linear in the text whatever it holds.
 MAX_ITEMS = 8
 MAX_WINDOW_ITEMS = 64
+#: A window sentence holding this share of a sentence's content words says the same thing
+#: (the negation and claim checks: one shared neighbour of a negated word is then enough).
+SAME_SHARE = 0.7
 #: Words that mark a verb as passive when right before it ("was beaten").
 BE = frozenset("is are was were be been being get gets got".split())
 #: A gap between two words that ends a clause (a comma inside an appositive is handled apart).
