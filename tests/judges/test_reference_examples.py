@@ -1151,20 +1151,11 @@ FORECAST = (
     ],
 )
 def test_a_date_or_a_speed_written_another_way_is_the_same(
-    request, judge, task, answer, edited, edit
+    judge, task, answer, edited, edit
 ) -> None:
     """ "Aug 18" is "August 18th" and "Thu" is "Thursday"; "8 mph" is "8mph" and about 13 km/h.
     The same sentences with another day, month or speed are contradicted, the changed figure
-    named."""
-    if judge == "default" and task == "QnA" and answer.startswith("The Wellesley forecast for Thu"):
-        request.node.add_marker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="known miss since stop 51: the GPU-trained model gives 'for Thu, 18th of "
-                "August, is 83 degrees' a support of 0.28 against 'Thursday: ... for Aug 18 is 83 "
-                "degrees' (stop 50's model: kept), and one-passage QnA reads it (0.41)",
-            )
-        )
+    named. (The model reads a date as the context writes it: ``_dates``.)"""
     kept_and_contradicted(
         checker_for(judge), FORECAST, "What is the forecast?", task, answer, edited, edit
     )

@@ -26,6 +26,7 @@ from ._checks import figure_reach as figure_reach
 from ._checks import rounds_to as rounds_to
 from ._checks import units_agree as units_agree
 from ._checks import units_conflict as units_conflict
+from ._dates import dates_as_context
 from ._figures import Figure, Reading, is_year, read_figures
 from ._figures import canonical_number as canonical_number
 from ._figures import figure_in_brackets as figure_in_brackets
@@ -46,6 +47,7 @@ from ._index import ContextIndex, index_context, writes_in_a_row
 from ._index import ContextSentence as ContextSentence
 from ._initialisms import acronyms_in, spelt_out
 from ._lexicon import (
+    CALENDAR,
     FIRST_PERSON,
     FREQUENCY_PERIODS,
     MEDICAL_CRITICAL,
@@ -67,7 +69,7 @@ from ._structure import (
     reversed_comparison,
     unconfirmed,
 )
-from ._tokens import Tokens, analyse, figure_runs, read_as
+from ._tokens import Tokens, analyse, as_written, figure_runs, read_as
 from ._window import Window as Window
 from ._window import best_window as best_window
 
@@ -293,8 +295,8 @@ def sentence_features(
     missing_set = set(missing)
     seen: set[str] = set()
     for span in word_spans(sentence):
-        w = read_as(span.text)
-        st = stem(UNITS.get(w, w))
+        w = read_as(span.text)  # ("Fri" is read as "friday")
+        st = stem(UNITS.get(w, CALENDAR.get(w, w) if span.text[:1].isupper() else w))
         if w not in STOPWORDS and st in missing_set and st not in seen:
             seen.add(st)
             feats.unsupported.append(span.text)
@@ -322,11 +324,10 @@ def sentence_features(
             for f, near in bad_figures
             if not (is_year(f) and index.figure_values.within(f.readings[0].value, Decimal(0)))
         ]
-    if matched:
-        surface = given.surface if given is not None else {}
-        feats.as_context = as_context_writes(
-            sentence, matched, lambda key: index.surface.get(key) or surface.get(key)
-        )
+    surface = given.surface if given is not None else {}  # and dates as it writes them
+    feats.as_context = dates_as_context(sentence, index.dates) + as_context_writes(
+        sentence, matched, lambda key: index.surface.get(key) or surface.get(key)
+    )
     # an irregular form counts as present when its base is ("written" for "wrote"), a verb of
     # the same change when another of its group is ("rose" for "increased")
     absent = [
@@ -383,7 +384,7 @@ def sentence_features(
         v["names"] = min(len(names), 2) / 2
         feats.reasons.append(
             "it names "
-            + ", ".join(f"'{_as_written(sentence, n)}'" for n in names)
+            + ", ".join(f"'{as_written(sentence, n)}'" for n in names)
             + ", absent from the context"
         )
     if window is not None and window.coverage >= 0.5:
@@ -401,7 +402,7 @@ def sentence_features(
             else:
                 feats.opposites.append((said, instead))
         for said, instead in feats.opposites:
-            shown, theirs = _as_written(sentence, said), _as_written(window_text, instead)
+            shown, theirs = as_written(sentence, said), as_written(window_text, instead)
             feats.reasons.append(f"it says '{shown}' where the context says '{theirs}'")
             feats.unsupported.append(said)
         feats.conflicts = conflicts(
@@ -481,11 +482,6 @@ def sentence_features(
             "it states a personal opinion or experience, not a fact from the context"
         )
     return feats
-
-
-def _as_written(text: str, folded: str) -> str:
-    """``folded`` (a word as the checks fold it) as ``text`` writes it ("October")."""
-    return next((w.text for w in word_spans(text) if read_as(w.text) == folded), folded)
 
 
 def _naming(index: ContextIndex, tokens: Tokens, window: Window) -> list[str]:

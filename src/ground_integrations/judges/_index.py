@@ -15,6 +15,7 @@ from functools import cached_property
 
 from ..deadline import checkpoint
 from ..text import split_sentences, stem
+from ._dates import date_forms
 from ._figures import figures_of
 from ._hours import Hours, record_hours
 from ._initialisms import acronyms_in, initials_in
@@ -68,6 +69,8 @@ class ContextIndex:
     fields: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
     #: the opening hours of the first JSON-record passage that has them (see ``_hours``)
     hours: Hours | None = None
+    #: each date and weekday the context gives, as it first writes it (``_dates.date_forms``)
+    dates: dict[str, str] = field(default_factory=dict)
     #: fields JSON-record passages leave empty (see ``_records.empty_fields``)
     empty: list[tuple[str, ...]] = field(default_factory=list)
 
@@ -162,6 +165,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
     df: Counter[str] = Counter()
     postings: dict[str, list[int]] = {}
     surface: dict[str, str] = {}
+    dates: dict[str, str] = {}
     fields: list[tuple[tuple[str, ...], bool]] = []
     empty: list[tuple[str, ...]] = []
     hours: Hours | None = None
@@ -193,6 +197,8 @@ def index_context(context: Sequence[str]) -> ContextIndex:
                 )
                 for canonical, written in tokens.surface.items():
                     surface.setdefault(canonical, written)
+                for key, written in date_forms(span.text).items():
+                    dates.setdefault(key, written)
                 words |= read[2]
                 figures |= read[1]
                 w = plain_numbers(tokens.words)
@@ -232,4 +238,5 @@ def index_context(context: Sequence[str]) -> ContextIndex:
         fields=fields,
         hours=hours,
         empty=empty,
+        dates=dates,
     )

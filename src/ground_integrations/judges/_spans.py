@@ -42,7 +42,7 @@ from ._figures import figures_of
 from ._framing import mask_attribution
 from ._hours import mask_hours
 from ._index import ContextIndex
-from ._lexicon import NEGATIONS, STOPWORDS, UNITS
+from ._lexicon import CALENDAR, NEGATIONS, STOPWORDS, UNITS
 from ._narrowing import Narrower, narrow
 from ._structure import Conflict
 from ._tokens import Tokens, analyse, is_shouted, read_as
@@ -292,6 +292,8 @@ def _read(
     words = word_spans(masked)
     shouted = is_shouted(masked)  # as analyse reads it: "US" is then the pronoun
     folded = [UNITS.get(f, f) for f in (read_as(w.text, shouted) for w in words)]
+    # a capitalised month or weekday abbreviation as analyse reads it ("Fri" is "friday")
+    folded = [CALENDAR.get(f, f) if w.text[:1].isupper() else f for f, w in zip(folded, words)]
     given_stems = given.stem_set if given else frozenset()
     stems = frozenset(tokens.stems)  # what the judge compares: content words, not figures
     opposites = {said for said, _ in feats.opposites}

@@ -27,7 +27,7 @@ from ._lexicon import (
 )
 from ._search import FigureValues, Quantities
 
-__all__ = ["Tokens", "analyse", "is_shouted", "quantities_of", "read_as"]
+__all__ = ["Tokens", "analyse", "as_written", "is_shouted", "quantities_of", "read_as"]
 
 _HAS_DIGIT = re.compile(r"\d")
 #: A day of the month written as an ordinal: "18th", "1st", "22nd".
@@ -334,6 +334,15 @@ def read_as(written: str, shouted: bool = False) -> str:
         return "u.s"
     folded = fold(written)
     return "u.s" if folded in _US_FORMS else folded
+
+
+def as_written(text: str, folded: str) -> str:
+    """``folded`` (a word as :func:`analyse` reads it) as ``text`` writes it: "October",
+    "Fri" for "friday"; ``folded`` itself when ``text`` does not have it."""
+    for w in word_spans(text):
+        if folded in (read := read_as(w.text), CALENDAR.get(read)):
+            return w.text
+    return folded
 
 
 def _past_ten(stated: list[Figure]) -> bool:

@@ -1,0 +1,76 @@
+"""Dates and weekdays written the way the context writes them, for the model to read.
+
+The lexical stage reads "Aug 18", "August 18th" and "18th of August" as one date
+(:mod:`._tokens`), and the figure and calendar checks compare dates in any of those forms. The
+model reads text: a date written in a form its context does not use reads to it as another
+fact. Against "Thursday: The Wellesley forecast for Aug 18 is 83 degrees", the bundled model
+gives "The Wellesley forecast for Thu, 18th of August, is 83 degrees." a support of 0.08, and
+0.96 once it reads "Thursday, Aug 18". :func:`dates_as_context` gives the swaps that write an
+answer sentence's dates and weekdays as the context writes the same ones (added to
+``SentenceFeatures.as_context``); a date the context does not hold is left as written, for the
+checks to judge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+__all__ = ["date_forms", "dates_as_context"]
+
+_MONTH = (
+    r"jan(?:uary|\.)?|feb(?:ruary|\.)?|mar(?:ch|\.)?|apr(?:il|\.)?|may|june?|july?|"
+    r"aug(?:ust|\.)?|sep(?:t(?:ember)?)?\.?|oct(?:ober|\.)?|nov(?:ember|\.)?|dec(?:ember|\.)?"
+)
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+#: A day and a month in either order: "Aug 18", "August 18th", "18 August", "18th of August".
+_DATE = (
+    rf"(?P<d1>{_DAY})(?:\s+of)?\s+(?P<m1>{_MONTH})(?![a-z])"
+    rf"|(?P<m2>{_MONTH})(?![a-z])\s*(?P<d2>{_DAY})(?![\d:a-z])"
+)
+_DATE_RE = re.compile(rf"(?<![\w.:/]){_DATE}", re.IGNORECASE)
+_FULL_DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+#: A weekday in full, or abbreviated where it can only be one: before a comma, a full stop
+#: and a comma, or a date ("Thu, 18th of August", "Sat. Aug 20"), never "Sun" or "Wed" alone.
+_WEEKDAY_RE = re.compile(
+    rf"(?<![\w.])(?:(?P<full>{'|'.join(_FULL_DAYS)})"
+    r"|(?P<short>mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)(?=\.?,|\.?\s+(?:"
+    + _DATE
+    + r")))(?![a-z])",
+    re.IGNORECASE,
+)
+_MONTH_KEYS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+
+
+def _capitalised(text: str) -> bool:
+    return text[:1].isupper()
+
+
+def date_forms(text: str) -> dict[str, str]:
+    """The dates and weekdays of ``text`` (``"date 8-18"``, ``"day thursday"``), each with its
+    first written form; a name written in lower case ("may 5", "sun") is no date."""
+    out: dict[str, str] = {}
+    for m in _DATE_RE.finditer(text):
+        month = m["m1"] or m["m2"]
+        if not _capitalised(month):
+            continue
+        day = int(re.match(r"\d+", m["d1"] or m["d2"])[0])  # type: ignore[index]
+        out.setdefault(f"date {_MONTH_KEYS.index(month[:3].lower()) + 1}-{day}", m[0])
+    for m in _WEEKDAY_RE.finditer(text):
+        name = m["full"] or m["short"]
+        if not _capitalised(name):
+            continue
+        full = next(d for d in _FULL_DAYS if d.startswith(name[:3].lower()))
+        out.setdefault(f"day {full}", m[0])
+    return out
+
+
+def dates_as_context(sentence: str, context: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(as ``sentence`` writes it, as the context does) for each date or weekday of
+    ``sentence`` that ``context`` (:func:`date_forms` of the context) writes otherwise; one
+    that differs only in case is left alone."""
+    return [
+        (written, theirs)
+        for key, written in date_forms(sentence).items()
+        if (theirs := context.get(key)) is not None and theirs.lower() != written.lower()
+    ]
