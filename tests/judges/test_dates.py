@@ -8,8 +8,16 @@ import pytest
 from ground_integrations import Domain, GroundednessChecker, Verdict
 from ground_integrations.judges import CrossEncoderJudge
 from ground_integrations.judges._analysis import sentence_features
-from ground_integrations.judges._dates import date_forms, dates_as_context
+from ground_integrations.judges._checks import written_as_context
+from ground_integrations.judges._dates import (
+    date_forms,
+    dates_as_context,
+    dates_in_words,
+    iso_months,
+)
 from ground_integrations.judges._index import index_context
+from ground_integrations.judges._profiles import run_time_premises
+from ground_integrations.judges._tokens import analyse, as_written
 
 TASKS = ["QnA", "Summarization"]
 
@@ -97,3 +105,66 @@ def test_a_date_reworded_is_kept_and_a_changed_one_named(
         assert named in {d.text for d in result.ungrounded_details}
         reason = result.sentences[0].reason
         assert named in reason and "mention ;" not in reason
+
+
+@pytest.mark.parametrize(
+    ("text", "months"),
+    [
+        ("posted 2019-11-22", {12: "november"}),
+        ("2022-01-18 16:28:09 and 2019/3/5", {5: "january", 29: "march"}),
+        ("at 2019-11-22T16:28", {8: "november"}),
+        # no year-first date: day or month first (ambiguous), a month out of range, a longer
+        # number, a version, a decimal, a month and year alone
+        ("22/11/2019, 11/22/2019, 2019-13-01, 12019-11-22, v2019-11-22, 2019-11-22.5", {}),
+        ("2019-11, 2019-11-223, 2019-11-22x", {}),
+    ],
+)
+def test_iso_months_reads_year_first_dates(text, months) -> None:
+    assert iso_months(text) == months
+
+
+def test_a_year_first_date_names_its_month_and_is_no_figure() -> None:
+    tokens = analyse("posted on 2019-11-22 by a customer")
+    assert "november" in tokens.words and "11" not in tokens.figures
+    assert {"2019", "22"} <= set(tokens.figures)
+    assert as_written("on 2019-12-22", "december") == "12"
+
+
+REVIEW_ISO = ["The review was posted on 2019-11-22 by a customer who praised the tacos."]
+REVIEW_NAMED = ["The review was posted on November 22, 2019 by a customer who praised the tacos."]
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("context", "answer", "verdict", "named"),
+    [
+        (REVIEW_ISO, "The review was posted on November 22, 2019 by a customer.", "ok", ""),
+        (REVIEW_ISO, "The review was posted in November 2019 by a customer.", "ok", ""),
+        (REVIEW_NAMED, "The review was posted on 2019-11-22 by a customer.", "ok", ""),
+        (REVIEW_ISO, "The review was posted in December 2019 by a customer.", "bad", "December"),
+        (REVIEW_ISO, "The review was posted on 2019-12-22 by a customer.", "bad", "12"),
+        (REVIEW_NAMED, "The review was posted on 2019-12-22 by a customer.", "bad", "12"),
+        (REVIEW_ISO, "The review was posted on November 23, 2019 by a customer.", "bad", "23"),
+    ],
+)
+def test_a_year_first_date_reads_as_the_named_one(
+    checker, task, context, answer, verdict, named
+) -> None:
+    result = checker.check(context, answer, "When was the review posted?", task=task)
+    if verdict == "ok":
+        assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+        return
+    assert result.verdict is Verdict.NOT_GROUNDED, [s.reason for s in result.sentences]
+    details = {d.text: d.kind.value for d in result.ungrounded_details}
+    assert details.get(named) == "contradicted", details
+
+
+def test_the_model_reads_year_first_dates_in_words() -> None:
+    assert dates_in_words("posted 2019-11-22 16:28:09, 2020/3/05 and 2021-12-01T10:00") == (
+        "posted November 22, 2019 16:28:09, March 5, 2020 and December 1, 2021 10:00"
+    )
+    assert dates_in_words("22/11/2019 and 2019-13-01") == "22/11/2019 and 2019-13-01"
+    # both sides of the model's pair: the context window and the answer sentence
+    index = index_context(REVIEW_ISO)
+    assert "November 22, 2019" in run_time_premises(index, "posted in November 2019")[0]
+    assert written_as_context("On 2019-11-22.", []) == "On November 22, 2019."

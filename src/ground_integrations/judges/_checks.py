@@ -11,6 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 
 from ..text import stem
+from ._dates import dates_in_words
 from ._figures import EXACT, YEAR, Figure, Reading, is_year, scaled, unit_kinds
 from ._lexicon import (
     AMBIGUOUS_UNITS,
@@ -297,10 +298,12 @@ def as_context_writes(
 
 
 def written_as_context(sentence: str, swaps: Sequence[tuple[str, str]]) -> str:
-    """``sentence`` with each of :func:`as_context_writes`' swaps made once, in order."""
+    """``sentence`` with each of :func:`as_context_writes`' swaps made once, in order, as the
+    model reads it: its dates of numbers, year first, in words (:func:`._dates.dates_in_words`,
+    as the model reads the context's)."""
     for old, new in swaps:
         sentence = sentence.replace(old, new, 1)
-    return sentence
+    return dates_in_words(sentence)
 
 
 #: Medical domain: how far (a share of the context's figure) "about" may take a count.

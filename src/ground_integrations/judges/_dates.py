@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["date_forms", "dates_as_context"]
+from ._lexicon import MONTH_NAMES
+
+__all__ = ["date_forms", "dates_as_context", "dates_in_words", "iso_months"]
 
 _MONTH = (
     r"jan(?:uary|\.)?|feb(?:ruary|\.)?|mar(?:ch|\.)?|apr(?:il|\.)?|may|june?|july?|"
@@ -39,7 +41,13 @@ _WEEKDAY_RE = re.compile(
     + r")))(?![a-z])",
     re.IGNORECASE,
 )
-_MONTH_KEYS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_MONTH_KEYS = [name[:3] for name in MONTH_NAMES]
+#: A date written in numbers, year first ("2019-11-22", "2019/11/22", "2019-11-22 16:28:09",
+#: "2019-11-22T16:28"): the one numeric order that cannot be read two ways.
+_ISO_RE = re.compile(
+    r"(?<![\w./-])(?P<year>(?:1[5-9]|2\d)\d\d)(?P<sep>[-/])(?P<month>0?[1-9]|1[0-2])(?P=sep)"
+    r"(?P<day>0?[1-9]|[12]\d|3[01])(?:(?P<time>T)(?=\d)|(?![\w/-]|\.\d))"
+)
 
 
 def _capitalised(text: str) -> bool:
@@ -63,6 +71,30 @@ def date_forms(text: str) -> dict[str, str]:
         full = next(d for d in _FULL_DAYS if d.startswith(name[:3].lower()))
         out.setdefault(f"day {full}", m[0])
     return out
+
+
+def iso_months(text: str) -> dict[int, str]:
+    """Where ``text`` writes a month in a date of numbers, year first ("2019-11-22"): the
+    offset of the month's digits -> the month by name ("november"). Read so, "2019-11-22" is
+    November 22, 2019 and an answer's "in November 2019" is as grounded in it as in a context
+    that writes the name; the month is then no figure 11 that a context of names lacks."""
+    return {m.start("month"): MONTH_NAMES[int(m["month"]) - 1] for m in _ISO_RE.finditer(text)}
+
+
+def dates_in_words(text: str) -> str:
+    """``text`` with each date written in numbers, year first, written in words for the model
+    ("2019-11-22 16:28" -> "November 22, 2019 16:28"): it reads "posted on 2019-11-22" as
+    supporting "posted in November 2019" only once the month has its name. The lexical stage
+    reads both forms alike (:func:`iso_months`)."""
+    if "-" not in text and "/" not in text:
+        return text
+    return _ISO_RE.sub(
+        lambda m: (
+            f"{MONTH_NAMES[int(m['month']) - 1].title()} {int(m['day'])}, {m['year']}"
+            + (" " if m["time"] else "")
+        ),
+        text,
+    )
 
 
 def dates_as_context(sentence: str, context: Mapping[str, str]) -> list[tuple[str, str]]:

@@ -24,6 +24,7 @@ __all__ = [
     "MEDICAL_CRITICAL",
     "MONEY_BEFORE",
     "MONTHS",
+    "MONTH_NAMES",
     "NEGATIONS",
     "NUMBER_WORDS",
     "OPPOSITE_PAIRS",
@@ -500,10 +501,12 @@ OPPOSITE_PAIRS = (
 #: Names of months and of days of the week: within each group, one for another changes a date
 #: ("18 October" for "18 September", "every July" for "every August"), as an opposite does.
 #: "May" is left out: folded, it is the modal.
+#: The months in their order ("may" among them).
+MONTH_NAMES = tuple(
+    "january february march april may june july august september october november december".split()
+)
 CALENDAR_NAMES = (
-    frozenset(
-        "january february march april june july august september october november december".split()
-    ),
+    frozenset(MONTH_NAMES) - {"may"},
     frozenset("monday tuesday wednesday thursday friday saturday sunday".split()),
 )
 #: The months, folded: a day written "18th" beside one is the figure 18 ("August 18th").

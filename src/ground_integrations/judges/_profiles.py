@@ -16,6 +16,7 @@ from typing import Any
 
 from ..models import GroundednessRequest, Task
 from ._analysis import SentenceFeatures
+from ._dates import dates_in_words
 from ._features import LEXICAL_FEATURES, MODEL_FEATURES, Stacker
 from ._index import ContextIndex
 from ._records import is_record
@@ -75,7 +76,8 @@ def top_windows(index: ContextIndex, sentence: str, k: int, width: int = 2) -> l
             and _REFERS_BACK.match(sentences[i].text)
         ):
             i -= 1
-        return " ".join(s.text for s in sentences[i : j + 1])
+        # the dates of numbers, year first, in words, as the model reads them best
+        return dates_in_words(" ".join(s.text for s in sentences[i : j + 1]))
 
     every = len(index.sentences) * width + 1
     spans = ranked_spans(index, stems, weights, k if k >= 1 else every, width, text)

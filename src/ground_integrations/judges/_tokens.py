@@ -12,6 +12,7 @@ from functools import cached_property
 
 from .._markers import mask_markers
 from ..text import Span, fold, stem, word_spans
+from ._dates import iso_months
 from ._figures import Figure, Reading, figure_in_brackets, read_figures
 from ._lexicon import (
     CALENDAR,
@@ -338,9 +339,11 @@ def read_as(written: str, shouted: bool = False) -> str:
 
 def as_written(text: str, folded: str) -> str:
     """``folded`` (a word as :func:`analyse` reads it) as ``text`` writes it: "October",
-    "Fri" for "friday"; ``folded`` itself when ``text`` does not have it."""
+    "Fri" for "friday", "11" for the "november" of "2019-11-22"; ``folded`` itself when
+    ``text`` does not have it."""
+    months = iso_months(text)
     for w in word_spans(text):
-        if folded in (read := read_as(w.text), CALENDAR.get(read)):
+        if folded in (read := read_as(w.text), CALENDAR.get(read), months.get(w.start)):
             return w.text
     return folded
 
@@ -361,7 +364,13 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     taken = -1  # the last word read as part of a figure before it ("hundred" in "four hundred")
     labels: set[int] = set()  # positions of numbers that label a step or an option
     shouted = is_shouted(masked)
+    months = iso_months(masked)  # "2019-11-22" names November, no figure 11
     for i, span in enumerate(spans):
+        if span.start in months:
+            out.words.append(months[span.start])
+            out.gaps.append(masked[spans[i - 1].end if i else 0 : span.start])
+            out.stems.append(stem(months[span.start]))
+            continue
         word = read_as(span.text, shouted)  # "US" the country, not the pronoun "us"
         word = UNITS.get(word, word)
         # a word only: the answer's own numbering ("step 4", "steps 7 and 8", "1) visit"),
