@@ -1179,14 +1179,13 @@ def test_one_as_a_pronoun_is_no_count(judge, task) -> None:
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
 @pytest.mark.parametrize("task", TASKS)
 def test_one_of_many_reviewers_is_no_count(judge, task) -> None:
-    """ "one customer noted" over a business's reviews is "a customer noted"; no date's month
-    ("2019-01-05") stands in for it any more, and "three customers" is still a count (the
-    record holds two reviews)."""
+    """ "one customer noted" over a business's reviews is "a customer noted", though the record
+    gives no figure 1; "three customers" is still a count (the record holds two reviews)."""
     checker = checker_for(judge)
     context = [
-        '{"name": "Harbor Grill", "review_info": [{"review_date": "2019-01-05 10:00:00", '
+        '{"name": "Harbor Grill", "review_info": [{"review_date": "2019-06-05 10:00:00", '
         '"review_text": "The desserts lacked variety, and the service was slow."}, '
-        '{"review_date": "2019-02-11 18:30:00", "review_text": "Great oysters."}]}'
+        '{"review_date": "2019-08-22 18:30:00", "review_text": "Great oysters."}]}'
     ]
     query = "What do reviewers say?"
     said = "Reviewers liked the oysters, and one customer noted a lack of variety in the desserts."
