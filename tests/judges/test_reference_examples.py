@@ -1178,29 +1178,6 @@ def test_one_as_a_pronoun_is_no_count(judge, task) -> None:
 
 @pytest.mark.parametrize("judge", ["default", "heuristic"])
 @pytest.mark.parametrize("task", TASKS)
-def test_one_of_many_reviewers_is_no_count(judge, task) -> None:
-    """ "one customer noted" over a business's reviews is "a customer noted", though the record
-    gives no figure 1; "three customers" is still a count (the record holds two reviews)."""
-    checker = checker_for(judge)
-    context = [
-        '{"name": "Harbor Grill", "review_info": [{"review_date": "2019-06-05 10:00:00", '
-        '"review_text": "The desserts lacked variety, and the service was slow."}, '
-        '{"review_date": "2019-08-22 18:30:00", "review_text": "Great oysters."}]}'
-    ]
-    query = "What do reviewers say?"
-    said = "Reviewers liked the oysters, and one customer noted a lack of variety in the desserts."
-    result = checker.check(context, said, query, task=task)
-    assert "1" not in [d.text for d in result.ungrounded_details]
-    assert "one" not in [d.text for d in result.ungrounded_details], result.ungrounded_details
-    counted = checker.check(
-        context, said.replace("one customer", "three customers"), query, task=task
-    )
-    assert counted.verdict is Verdict.NOT_GROUNDED
-    assert any("three" in d.text for d in counted.ungrounded_details), counted.ungrounded_details
-
-
-@pytest.mark.parametrize("judge", ["default", "heuristic"])
-@pytest.mark.parametrize("task", TASKS)
 def test_a_numbered_step_is_a_label_not_a_figure(judge, task) -> None:
     """ "Step 2:" and "repeat steps 2 and 3" number the answer's own steps; the figures of the
     step are checked as usual."""

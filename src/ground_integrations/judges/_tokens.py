@@ -40,11 +40,6 @@ _ONE_VERBS = frozenset(
 )
 _ONE_BEFORE = frozenset("no any every each some the this that which another as".split())
 _ONE_RELATIVES = frozenset("another that where who whom whose which of".split())
-#: Whom "one" picks out of many, as "a" would: "one reviewer noted", "one customer found". An
-#: answer over a business's reviews says so of one of them, not of a count the context gives.
-_ONE_OF_MANY = frozenset(
-    "reviewer customer guest diner patron visitor user commenter critic client".split()
-)
 #: Words that number the answer's own parts: "step 4", "steps 7 and 8", "Option 2". The number
 #: is a label, not a figure the context must hold.
 _LABELS = frozenset("step steps option options".split())
@@ -211,13 +206,11 @@ def _opens_clause(text: str, spans: Sequence[Span], i: int) -> bool:
 
 def _pronoun(spans: Sequence[Span], i: int) -> bool:
     """ "one" at ``i`` names a person or stands for a noun, not a count: "one must", "no one",
-    "each one", "one another", "one's", "a culture is one that values...", "one of its DJs",
-    "one reviewer noted"."""
+    "each one", "one another", "one's", "a culture is one that values...", "one of its DJs"."""
     after = _folded(spans, i + 1)
     return (
         after in _ONE_VERBS
         or after in _ONE_RELATIVES
-        or after in _ONE_OF_MANY
         or spans[i].text.lower().endswith(("'s", "\u2019s"))
         or _folded(spans, i - 1) in _ONE_BEFORE
     )
