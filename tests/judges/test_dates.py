@@ -13,7 +13,7 @@ from ground_integrations.judges._dates import (
     date_forms,
     dates_as_context,
     dates_in_words,
-    iso_months,
+    numeric_months,
 )
 from ground_integrations.judges._index import index_context
 from ground_integrations.judges._profiles import run_time_premises
@@ -113,14 +113,19 @@ def test_a_date_reworded_is_kept_and_a_changed_one_named(
         ("posted 2019-11-22", {12: "november"}),
         ("2022-01-18 16:28:09 and 2019/3/5", {5: "january", 29: "march"}),
         ("at 2019-11-22T16:28", {8: "november"}),
-        # no year-first date: day or month first (ambiguous), a month out of range, a longer
-        # number, a version, a decimal, a month and year alone
-        ("22/11/2019, 11/22/2019, 2019-13-01, 12019-11-22, v2019-11-22, 2019-11-22.5", {}),
-        ("2019-11, 2019-11-223, 2019-11-22x", {}),
+        # year last: the day or the month over 12 says which is which
+        (
+            "on 22/11/2019, 11/22/2019 or 22-11-2019",
+            {6: "november", 15: "november", 32: "november"},
+        ),
+        # no date of certain order: day and month both 12 or under, a month out of range, a
+        # longer number, a version, a decimal, a month and year alone, dots
+        ("05/06/2019, 2019-13-01, 12019-11-22, v2019-11-22, 2019-11-22.5, 22/13/2019", {}),
+        ("2019-11, 2019-11-223, 2019-11-22x, 22.11.2019, 3.5/5", {}),
     ],
 )
-def test_iso_months_reads_year_first_dates(text, months) -> None:
-    assert iso_months(text) == months
+def test_numeric_months_reads_dates_of_certain_order(text, months) -> None:
+    assert numeric_months(text) == months
 
 
 def test_a_year_first_date_names_its_month_and_is_no_figure() -> None:
@@ -132,6 +137,7 @@ def test_a_year_first_date_names_its_month_and_is_no_figure() -> None:
 
 REVIEW_ISO = ["The review was posted on 2019-11-22 by a customer who praised the tacos."]
 REVIEW_NAMED = ["The review was posted on November 22, 2019 by a customer who praised the tacos."]
+REVIEW_DAY_FIRST = ["The review was posted on 22/11/2019 by a customer who praised the tacos."]
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -145,9 +151,18 @@ REVIEW_NAMED = ["The review was posted on November 22, 2019 by a customer who pr
         (REVIEW_ISO, "The review was posted on 2019-12-22 by a customer.", "bad", "12"),
         (REVIEW_NAMED, "The review was posted on 2019-12-22 by a customer.", "bad", "12"),
         (REVIEW_ISO, "The review was posted on November 23, 2019 by a customer.", "bad", "23"),
+        (REVIEW_DAY_FIRST, "The review was posted in November 2019 by a customer.", "ok", ""),
+        (REVIEW_NAMED, "The review was posted on 22/11/2019 by a customer.", "ok", ""),
+        (REVIEW_DAY_FIRST, "The review was posted on 2019-11-22 by a customer.", "ok", ""),
+        (
+            REVIEW_DAY_FIRST,
+            "The review was posted in October 2019 by a customer.",
+            "bad",
+            "October",
+        ),
     ],
 )
-def test_a_year_first_date_reads_as_the_named_one(
+def test_a_numeric_date_reads_as_the_named_one(
     checker, task, context, answer, verdict, named
 ) -> None:
     result = checker.check(context, answer, "When was the review posted?", task=task)
@@ -159,11 +174,14 @@ def test_a_year_first_date_reads_as_the_named_one(
     assert details.get(named) == "contradicted", details
 
 
-def test_the_model_reads_year_first_dates_in_words() -> None:
+def test_the_model_reads_numeric_dates_in_words() -> None:
     assert dates_in_words("posted 2019-11-22 16:28:09, 2020/3/05 and 2021-12-01T10:00") == (
         "posted November 22, 2019 16:28:09, March 5, 2020 and December 1, 2021 10:00"
     )
-    assert dates_in_words("22/11/2019 and 2019-13-01") == "22/11/2019 and 2019-13-01"
+    assert dates_in_words("on 22/11/2019 or 11/22/2019") == (
+        "on November 22, 2019 or November 22, 2019"
+    )
+    assert dates_in_words("05/06/2019 and 2019-13-01") == "05/06/2019 and 2019-13-01"
     # both sides of the model's pair: the context window and the answer sentence
     index = index_context(REVIEW_ISO)
     assert "November 22, 2019" in run_time_premises(index, "posted in November 2019")[0]

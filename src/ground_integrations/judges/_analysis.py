@@ -26,7 +26,7 @@ from ._checks import figure_reach as figure_reach
 from ._checks import rounds_to as rounds_to
 from ._checks import units_agree as units_agree
 from ._checks import units_conflict as units_conflict
-from ._dates import dates_as_context, iso_months
+from ._dates import dates_as_context, numeric_months
 from ._figures import Figure, Reading, is_year, read_figures
 from ._figures import canonical_number as canonical_number
 from ._figures import figure_in_brackets as figure_in_brackets
@@ -294,7 +294,7 @@ def sentence_features(
     # Report the surface forms of missing words, as they appear in the sentence.
     missing_set = set(missing)
     seen: set[str] = set()
-    months = iso_months(sentence)
+    months = numeric_months(sentence)
     for span in word_spans(sentence):
         w = read_as(span.text)  # ("Fri" is read as "friday", the "11" of "2019-11-22" "november")
         w = months.get(span.start, w)

@@ -9,6 +9,11 @@ gives "The Wellesley forecast for Thu, 18th of August, is 83 degrees." a support
 answer sentence's dates and weekdays as the context writes the same ones (added to
 ``SentenceFeatures.as_context``); a date the context does not hold is left as written, for the
 checks to judge.
+
+A date written in numbers ("2019-11-22", "22/11/2019") names its month only when its order is
+certain: year first, or a day over 12. :func:`numeric_months` gives the lexical stage that
+month by name, and :func:`dates_in_words` writes such dates in words for the model, on both
+sides of its pair.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from collections.abc import Mapping
 
 from ._lexicon import MONTH_NAMES
 
-__all__ = ["date_forms", "dates_as_context", "dates_in_words", "iso_months"]
+__all__ = ["date_forms", "dates_as_context", "dates_in_words", "numeric_months"]
 
 _MONTH = (
     r"jan(?:uary|\.)?|feb(?:ruary|\.)?|mar(?:ch|\.)?|apr(?:il|\.)?|may|june?|july?|"
@@ -48,6 +53,31 @@ _ISO_RE = re.compile(
     r"(?<![\w./-])(?P<year>(?:1[5-9]|2\d)\d\d)(?P<sep>[-/])(?P<month>0?[1-9]|1[0-2])(?P=sep)"
     r"(?P<day>0?[1-9]|[12]\d|3[01])(?:(?P<time>T)(?=\d)|(?![\w/-]|\.\d))"
 )
+#: A date written in numbers, year last, day or month first ("22/11/2019", "11/22/2019",
+#: "22-11-2019"): read only when one of the two is over 12, so that the order is certain.
+_YEAR_LAST_RE = re.compile(
+    r"(?<![\w./-])(?P<a>0?[1-9]|[12]\d|3[01])(?P<sep>[-/])(?P<b>0?[1-9]|[12]\d|3[01])(?P=sep)"
+    r"(?P<year>(?:1[5-9]|2\d)\d\d)(?![\w/-]|\.\d)"
+)
+
+
+def _numeric_dates(text: str) -> list[tuple[int, int, int, int, int, str]]:
+    """The dates ``text`` writes in numbers whose month is certain: (start, end, where the
+    month's digits start, month, day, year)."""
+    out: list[tuple[int, int, int, int, int, str]] = []
+    if "-" not in text and "/" not in text:
+        return out
+    for m in _ISO_RE.finditer(text):  # (with the "T" before a time: "2019-11-22T16:28")
+        out.append(
+            (m.start(), m.end(), m.start("month"), int(m["month"]), int(m["day"]), m["year"])
+        )
+    for m in _YEAR_LAST_RE.finditer(text):
+        a, b = int(m["a"]), int(m["b"])
+        if a > 12 >= b:  # day first
+            out.append((m.start(), m.end(), m.start("b"), b, a, m["year"]))
+        elif b > 12 >= a:  # month first
+            out.append((m.start(), m.end(), m.start("a"), a, b, m["year"]))
+    return sorted(out)
 
 
 def _capitalised(text: str) -> bool:
@@ -73,28 +103,31 @@ def date_forms(text: str) -> dict[str, str]:
     return out
 
 
-def iso_months(text: str) -> dict[int, str]:
-    """Where ``text`` writes a month in a date of numbers, year first ("2019-11-22"): the
-    offset of the month's digits -> the month by name ("november"). Read so, "2019-11-22" is
-    November 22, 2019 and an answer's "in November 2019" is as grounded in it as in a context
-    that writes the name; the month is then no figure 11 that a context of names lacks."""
-    return {m.start("month"): MONTH_NAMES[int(m["month"]) - 1] for m in _ISO_RE.finditer(text)}
+def numeric_months(text: str) -> dict[int, str]:
+    """Where ``text`` writes a month in a date of numbers whose order is certain: year first
+    ("2019-11-22"), or day or month first with the other over 12 ("22/11/2019",
+    "11/22/2019"; "05/06/2019" is left alone). The offset of the month's digits -> the month
+    by name ("november"). Read so, "2019-11-22" is November 22, 2019, and an answer's "in
+    November 2019" is as grounded in it as in a context that writes the name; the month is
+    then no figure 11 that a context of names lacks."""
+    return {at: MONTH_NAMES[month - 1] for _, _, at, month, _, _ in _numeric_dates(text)}
 
 
 def dates_in_words(text: str) -> str:
-    """``text`` with each date written in numbers, year first, written in words for the model
-    ("2019-11-22 16:28" -> "November 22, 2019 16:28"): it reads "posted on 2019-11-22" as
-    supporting "posted in November 2019" only once the month has its name. The lexical stage
-    reads both forms alike (:func:`iso_months`)."""
-    if "-" not in text and "/" not in text:
+    """``text`` with each date of :func:`numeric_months` written in words for the model
+    ("2019-11-22 16:28" and "22/11/2019 16:28" -> "November 22, 2019 16:28"): it reads "posted
+    on 2019-11-22" as supporting "posted in November 2019" only once the month has its name.
+    The lexical stage reads both forms alike (:func:`numeric_months`)."""
+    dates = _numeric_dates(text)
+    if not dates:
         return text
-    return _ISO_RE.sub(
-        lambda m: (
-            f"{MONTH_NAMES[int(m['month']) - 1].title()} {int(m['day'])}, {m['year']}"
-            + (" " if m["time"] else "")
-        ),
-        text,
-    )
+    pieces, last = [], 0
+    for start, end, _, month, day, year in dates:
+        pieces += [text[last:start], f"{MONTH_NAMES[month - 1].title()} {day}, {year}"]
+        if end > start and text[end - 1] == "T":
+            pieces.append(" ")
+        last = end
+    return "".join([*pieces, text[last:]])
 
 
 def dates_as_context(sentence: str, context: Mapping[str, str]) -> list[tuple[str, str]]:

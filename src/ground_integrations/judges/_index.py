@@ -15,7 +15,7 @@ from functools import cached_property
 
 from ..deadline import checkpoint
 from ..text import split_sentences, stem
-from ._dates import date_forms, iso_months
+from ._dates import date_forms, numeric_months
 from ._figures import figures_of
 from ._hours import Hours, record_hours
 from ._initialisms import acronyms_in, initials_in
@@ -194,7 +194,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
                     frozenset(tokens.figures)
                     | {_TIMES[w] for w in tokens.words if w in _TIMES}
                     # a year-first date's month is read by name, and still gives its number
-                    | {str(MONTH_NAMES.index(m) + 1) for m in iso_months(span.text).values()},
+                    | {str(MONTH_NAMES.index(m) + 1) for m in numeric_months(span.text).values()},
                     frozenset(tokens.words),
                     tokens.negated,
                 )

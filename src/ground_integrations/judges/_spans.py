@@ -38,7 +38,7 @@ from .._markers import mask_markers
 from ..models import UngroundedDetail, UngroundedKind
 from ..text import Span, fold, stem, word_spans
 from ._analysis import SentenceFeatures, measured_unit_words
-from ._dates import iso_months
+from ._dates import numeric_months
 from ._figures import figures_of
 from ._framing import mask_attribution
 from ._hours import mask_hours
@@ -295,7 +295,7 @@ def _read(
     folded = [UNITS.get(f, f) for f in (read_as(w.text, shouted) for w in words)]
     # a capitalised month or weekday abbreviation as analyse reads it ("Fri" is "friday")
     folded = [CALENDAR.get(f, f) if w.text[:1].isupper() else f for f, w in zip(folded, words)]
-    months = iso_months(masked)  # and the month of "2019-11-22" ("november")
+    months = numeric_months(masked)  # and the month of "2019-11-22" ("november")
     folded = [months.get(w.start, f) for f, w in zip(folded, words)]
     given_stems = given.stem_set if given else frozenset()
     stems = frozenset(tokens.stems)  # what the judge compares: content words, not figures

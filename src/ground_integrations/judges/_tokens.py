@@ -12,7 +12,7 @@ from functools import cached_property
 
 from .._markers import mask_markers
 from ..text import Span, fold, stem, word_spans
-from ._dates import iso_months
+from ._dates import numeric_months
 from ._figures import Figure, Reading, figure_in_brackets, read_figures
 from ._lexicon import (
     CALENDAR,
@@ -341,7 +341,7 @@ def as_written(text: str, folded: str) -> str:
     """``folded`` (a word as :func:`analyse` reads it) as ``text`` writes it: "October",
     "Fri" for "friday", "11" for the "november" of "2019-11-22"; ``folded`` itself when
     ``text`` does not have it."""
-    months = iso_months(text)
+    months = numeric_months(text)
     for w in word_spans(text):
         if folded in (read := read_as(w.text), CALENDAR.get(read), months.get(w.start)):
             return w.text
@@ -364,7 +364,7 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
     taken = -1  # the last word read as part of a figure before it ("hundred" in "four hundred")
     labels: set[int] = set()  # positions of numbers that label a step or an option
     shouted = is_shouted(masked)
-    months = iso_months(masked)  # "2019-11-22" names November, no figure 11
+    months = numeric_months(masked)  # "2019-11-22" names November, no figure 11
     for i, span in enumerate(spans):
         if span.start in months:
             out.words.append(months[span.start])
