@@ -128,7 +128,7 @@ def test_numeric_months_reads_dates_of_certain_order(text, months) -> None:
     assert numeric_months(text) == months
 
 
-def test_a_year_first_date_names_its_month_and_is_no_figure() -> None:
+def test_a_numeric_date_names_its_month_and_is_no_figure() -> None:
     tokens = analyse("posted on 2019-11-22 by a customer")
     assert "november" in tokens.words and "11" not in tokens.figures
     assert {"2019", "22"} <= set(tokens.figures)

@@ -299,8 +299,8 @@ def as_context_writes(
 
 def written_as_context(sentence: str, swaps: Sequence[tuple[str, str]]) -> str:
     """``sentence`` with each of :func:`as_context_writes`' swaps made once, in order, as the
-    model reads it: its dates of numbers, year first, in words (:func:`._dates.dates_in_words`,
-    as the model reads the context's)."""
+    model reads it: its numeric dates of certain order in words
+    (:func:`._dates.dates_in_words`, as the model reads the context's)."""
     for old, new in swaps:
         sentence = sentence.replace(old, new, 1)
     return dates_in_words(sentence)

@@ -193,7 +193,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
                     frozenset(tokens.stems),
                     frozenset(tokens.figures)
                     | {_TIMES[w] for w in tokens.words if w in _TIMES}
-                    # a year-first date's month is read by name, and still gives its number
+                    # a numeric date's month is read by name, and still gives its number
                     | {str(MONTH_NAMES.index(m) + 1) for m in numeric_months(span.text).values()},
                     frozenset(tokens.words),
                     tokens.negated,

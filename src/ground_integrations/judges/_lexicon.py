@@ -498,13 +498,13 @@ OPPOSITE_PAIRS = (
     ("optimistic", "pessimistic"),
     ("upward", "downward"),
 )
-#: Names of months and of days of the week: within each group, one for another changes a date
-#: ("18 October" for "18 September", "every July" for "every August"), as an opposite does.
-#: "May" is left out: folded, it is the modal.
 #: The months in their order ("may" among them).
 MONTH_NAMES = tuple(
     "january february march april may june july august september october november december".split()
 )
+#: Names of months and of days of the week: within each group, one for another changes a date
+#: ("18 October" for "18 September", "every July" for "every August"), as an opposite does.
+#: "May" is left out: folded, it is the modal.
 CALENDAR_NAMES = (
     frozenset(MONTH_NAMES) - {"may"},
     frozenset("monday tuesday wednesday thursday friday saturday sunday".split()),

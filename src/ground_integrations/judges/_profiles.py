@@ -76,7 +76,7 @@ def top_windows(index: ContextIndex, sentence: str, k: int, width: int = 2) -> l
             and _REFERS_BACK.match(sentences[i].text)
         ):
             i -= 1
-        # the dates of numbers, year first, in words, as the model reads them best
+        # numeric dates of certain order in words ("November 22, 2019"), as the model reads best
         return dates_in_words(" ".join(s.text for s in sentences[i : j + 1]))
 
     every = len(index.sentences) * width + 1
