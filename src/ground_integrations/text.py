@@ -289,15 +289,42 @@ def split_sentences(text: str) -> list[Span]:
     return spans
 
 
+#: A date written with dots, day or month and year ("22.11.2019") or year first
+#: ("2019.11.22"): three numbers, as "22/11/2019" is, not one.
+_DOTTED_DATE = re.compile(
+    r"(\d{1,2})\.(\d{1,2})\.((?:1[5-9]|2\d)\d\d)|((?:1[5-9]|2\d)\d\d)\.(\d{1,2})\.(\d{1,2})"
+)
+
+
+def _dotted_date(word: str) -> re.Match[str] | None:
+    """``word`` is a date written with dots: its day and month are 1 to 31, one of them 12 at
+    most."""
+    m = _DOTTED_DATE.fullmatch(word)
+    if m is None:
+        return None
+    a, b = (int(m[1]), int(m[2])) if m[1] else (int(m[5]), int(m[6]))
+    return m if 0 < a <= 31 and 0 < b <= 31 and min(a, b) <= 12 else None
+
+
 def word_spans(text: str) -> list[Span]:
-    """Word tokens with offsets. Numbers keep their inner separators ("4,207.3", "10/hour" -> 2);
-    each Chinese or Japanese character is a token."""
-    return [Span(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+    """Word tokens with offsets. Numbers keep their inner separators ("4,207.3", "10/hour" -> 2),
+    except a date's dots ("22.11.2019" -> 3, as "22/11/2019"); each Chinese or Japanese
+    character is a token."""
+    spans: list[Span] = []
+    for m in _WORD.finditer(text):
+        word = m.group()
+        if "." in word and word[0].isdigit() and (date := _dotted_date(word)) is not None:
+            at = m.start()
+            parts = (1, 2, 3) if date[1] else (4, 5, 6)
+            spans.extend(Span(at + date.start(k), at + date.end(k), date[k]) for k in parts)
+        else:
+            spans.append(Span(m.start(), m.end(), word))
+    return spans
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased, accent-folded word tokens."""
-    return [fold(m.group()) for m in _WORD.finditer(text)]
+    """Lower-cased, accent-folded word tokens (those of :func:`word_spans`)."""
+    return [fold(w.text) for w in word_spans(text)]
 
 
 #: "Kea's", "Kea’s", "Kea`s": the possessive (or "it's"-style clitic) adds no content word.

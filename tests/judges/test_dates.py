@@ -18,6 +18,7 @@ from ground_integrations.judges._dates import (
 from ground_integrations.judges._index import index_context
 from ground_integrations.judges._profiles import run_time_premises
 from ground_integrations.judges._tokens import analyse, as_written
+from ground_integrations.text import word_spans
 
 TASKS = ["QnA", "Summarization"]
 
@@ -118,10 +119,15 @@ def test_a_date_reworded_is_kept_and_a_changed_one_named(
             "on 22/11/2019, 11/22/2019 or 22-11-2019",
             {6: "november", 15: "november", 32: "november"},
         ),
+        # dots put the day first ("05.06.2019" is the 5th of June), unless it is over 12
+        (
+            "on 22.11.2019, 05.06.2019, 11.22.2019 or 2019.11.22",
+            {6: "november", 18: "june", 27: "november", 46: "november"},
+        ),
         # no date of certain order: day and month both 12 or under, a month out of range, a
-        # longer number, a version, a decimal, a month and year alone, dots
+        # longer number, a version, a decimal, a month and year alone, an address
         ("05/06/2019, 2019-13-01, 12019-11-22, v2019-11-22, 2019-11-22.5, 22/13/2019", {}),
-        ("2019-11, 2019-11-223, 2019-11-22x, 22.11.2019, 3.5/5", {}),
+        ("2019-11, 2019-11-223, 2019-11-22x, 1.2.2019.5, 3.5/5, 45.11.2019, 10.0.0.1", {}),
     ],
 )
 def test_numeric_months_reads_dates_of_certain_order(text, months) -> None:
@@ -138,6 +144,7 @@ def test_a_numeric_date_names_its_month_and_is_no_figure() -> None:
 REVIEW_ISO = ["The review was posted on 2019-11-22 by a customer who praised the tacos."]
 REVIEW_NAMED = ["The review was posted on November 22, 2019 by a customer who praised the tacos."]
 REVIEW_DAY_FIRST = ["The review was posted on 22/11/2019 by a customer who praised the tacos."]
+REVIEW_DOTTED = ["The review was posted on 22.11.2019 by a customer who praised the tacos."]
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -160,6 +167,13 @@ REVIEW_DAY_FIRST = ["The review was posted on 22/11/2019 by a customer who prais
             "bad",
             "October",
         ),
+        # a date written with dots: three numbers, the day first
+        (REVIEW_DOTTED, "The review was posted on November 22, 2019 by a customer.", "ok", ""),
+        (REVIEW_DOTTED, "The review was posted in November 2019 by a customer.", "ok", ""),
+        (REVIEW_NAMED, "The review was posted on 22.11.2019 by a customer.", "ok", ""),
+        (REVIEW_DOTTED, "The review was posted on 23.11.2019 by a customer.", "bad", "23"),
+        (REVIEW_DOTTED, "The review was posted on 22.12.2019 by a customer.", "bad", "12"),
+        (REVIEW_DOTTED, "The review was posted in December 2019 by a customer.", "bad", "December"),
     ],
 )
 def test_a_numeric_date_reads_as_the_named_one(
@@ -182,7 +196,48 @@ def test_the_model_reads_numeric_dates_in_words() -> None:
         "on November 22, 2019 or November 22, 2019"
     )
     assert dates_in_words("05/06/2019 and 2019-13-01") == "05/06/2019 and 2019-13-01"
+    assert dates_in_words("on 05.06.2019 and 2019.11.22.") == (
+        "on June 5, 2019 and November 22, 2019."
+    )
     # both sides of the model's pair: the context window and the answer sentence
     index = index_context(REVIEW_ISO)
     assert "November 22, 2019" in run_time_premises(index, "posted in November 2019")[0]
     assert written_as_context("On 2019-11-22.", []) == "On November 22, 2019."
+
+
+def test_a_date_written_with_dots_is_three_numbers() -> None:
+    assert [w.text for w in word_spans("on 22.11.2019, 2019.11.22 and 4.5.2020")] == [
+        *("on", "22", "11", "2019", "2019", "11", "22", "and", "4", "5", "2020"),
+    ]
+    # a decimal, a version, an address and a number too large for a day stay one word
+    assert [w.text for w in word_spans("4.5 1.2.3 192.168.1.1 45.11.2019")] == [
+        *("4.5", "1.2.3", "192.168.1.1", "45.11.2019"),
+    ]
+    tokens = analyse("posted on 22.11.2019 by a customer")
+    assert "november" in tokens.words and "11" not in tokens.figures
+    assert {"2019", "22"} <= set(tokens.figures)
+
+
+ROUTER = [
+    "The router's default address is 192.168.1.1, and version 2.4.1 of its firmware fixes the bug."
+]
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        ("The router's default address is 192.168.1.1.", ""),
+        ("Version 2.4.1 of the firmware fixes the bug.", ""),
+        ("The router's default address is 192.168.0.1.", "192.168.0.1"),
+        ("Version 2.4.2 of the firmware fixes the bug.", "2.4.2"),
+    ],
+)
+def test_a_version_or_an_address_the_context_lacks_is_named(checker, task, answer, named) -> None:
+    result = checker.check(ROUTER, answer, "What fixes the router?", task=task)
+    if not named:
+        assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
+        return
+    assert result.verdict is Verdict.NOT_GROUNDED, [s.reason for s in result.sentences]
+    assert named in {d.text for d in result.ungrounded_details}
+    assert f"it names '{named}', absent from the context" in result.sentences[0].reason

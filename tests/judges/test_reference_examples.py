@@ -454,6 +454,47 @@ def test_a_yes_no_field_is_denied_only_in_its_own_clause(default_checker, answer
     assert [n.lower() for n in feats[0].field_conflicts] == [c.lower() for c in conflicts]
 
 
+_AMBIENCE = {
+    "name": "Finch & Fork",
+    "attributes": {
+        "BusinessParking": {"garage": False, "street": False, "lot": True, "valet": False},
+        "WiFi": "no",
+        "RestaurantsTakeOut": True,
+        "Ambience": {"intimate": False, "trendy": False, "upscale": False, "casual": True},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "conflicts"),
+    [
+        # the last item of a denied list, then a clause of its own ("as it has ...")
+        (
+            "It does not offer WiFi and it's not suited to trendy, upscale, or intimate dining "
+            "as it has a casual ambiance.",
+            [],
+        ),
+        # a negation that denies another quality of the field says the field is there
+        ("However, the parking lot is not particularly scenic.", []),
+        ("The WiFi is not great.", ["WiFi"]),
+        # guards: denials of the field itself, and a claim against the record
+        ("The parking lot is not currently available.", ["parking lot"]),
+        ("It is a place that does not offer WiFi or takeout.", ["takeout"]),
+        ("It is an intimate spot with free WiFi.", ["WiFi", "intimate"]),
+    ],
+)
+def test_a_negation_denies_a_field_only_where_it_reaches(default_checker, answer, conflicts):
+    """Two faithful RAGTruth data-to-text answers were contradicted by their records: "...
+    it's not suitable for trendy, upscale, or intimate dining as it has a casual ambiance"
+    (``"intimate": false``: "as it has" was read as a clause that cut "intimate" off the
+    denied list) and "the parking lot is not particularly scenic" (``"lot": true``: the
+    negation denies the scenery, not the lot)."""
+    record = json.dumps(_AMBIENCE)
+    request = default_checker.build_request([record], answer, None, task="Summarization")
+    _, _, feats = default_checker.judge.heuristic.analyse(request)
+    assert [n.lower() for n in feats[0].field_conflicts] == [c.lower() for c in conflicts]
+
+
 @pytest.mark.parametrize(
     ("answer", "grounded"),
     [

@@ -10,10 +10,10 @@ answer sentence's dates and weekdays as the context writes the same ones (added 
 ``SentenceFeatures.as_context``); a date the context does not hold is left as written, for the
 checks to judge.
 
-A date written in numbers ("2019-11-22", "22/11/2019") names its month only when its order is
-certain: year first, or a day over 12. :func:`numeric_months` gives the lexical stage that
-month by name, and :func:`dates_in_words` writes such dates in words for the model, on both
-sides of its pair.
+A date written in numbers ("2019-11-22", "22/11/2019", "22.11.2019") names its month only when
+its order is certain: year first, a day over 12, or dots, which put the day first.
+:func:`numeric_months` gives the lexical stage that month by name, and :func:`dates_in_words`
+writes such dates in words for the model, on both sides of its pair.
 """
 
 from __future__ import annotations
@@ -21,9 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ._lexicon import MONTH_NAMES
+from ._lexicon import MONTH_NAMES, WEEKDAY_NAMES
 
-__all__ = ["date_forms", "dates_as_context", "dates_in_words", "numeric_months"]
+__all__ = [
+    "date_forms",
+    "dates_as_context",
+    "dates_in_words",
+    "month_numbers",
+    "numeric_months",
+]
 
 _MONTH = (
     r"jan(?:uary|\.)?|feb(?:ruary|\.)?|mar(?:ch|\.)?|apr(?:il|\.)?|may|june?|july?|"
@@ -36,36 +42,42 @@ _DATE = (
     rf"|(?P<m2>{_MONTH})(?![a-z])\s*(?P<d2>{_DAY})(?![\d:a-z])"
 )
 _DATE_RE = re.compile(rf"(?<![\w.:/]){_DATE}", re.IGNORECASE)
-_FULL_DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 #: A weekday in full, or abbreviated where it can only be one: before a comma, a full stop
 #: and a comma, or a date ("Thu, 18th of August", "Sat. Aug 20"), never "Sun" or "Wed" alone.
 _WEEKDAY_RE = re.compile(
-    rf"(?<![\w.])(?:(?P<full>{'|'.join(_FULL_DAYS)})"
+    rf"(?<![\w.])(?:(?P<full>{'|'.join(WEEKDAY_NAMES)})"
     r"|(?P<short>mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)(?=\.?,|\.?\s+(?:"
     + _DATE
     + r")))(?![a-z])",
     re.IGNORECASE,
 )
 _MONTH_KEYS = [name[:3] for name in MONTH_NAMES]
-#: A date written in numbers, year first ("2019-11-22", "2019/11/22", "2019-11-22 16:28:09",
-#: "2019-11-22T16:28"): the one numeric order that cannot be read two ways.
+#: A date written in numbers, year first ("2019-11-22", "2019/11/22", "2019.11.22",
+#: "2019-11-22 16:28:09", "2019-11-22T16:28"): the one numeric order that cannot be read two
+#: ways.
 _ISO_RE = re.compile(
-    r"(?<![\w./-])(?P<year>(?:1[5-9]|2\d)\d\d)(?P<sep>[-/])(?P<month>0?[1-9]|1[0-2])(?P=sep)"
+    r"(?<![\w./-])(?P<year>(?:1[5-9]|2\d)\d\d)(?P<sep>[-/.])(?P<month>0?[1-9]|1[0-2])(?P=sep)"
     r"(?P<day>0?[1-9]|[12]\d|3[01])(?:(?P<time>T)(?=\d)|(?![\w/-]|\.\d))"
 )
 #: A date written in numbers, year last, day or month first ("22/11/2019", "11/22/2019",
-#: "22-11-2019"): read only when one of the two is over 12, so that the order is certain.
+#: "22-11-2019", "22.11.2019"): read only when one of the two is over 12, so that the order is
+#: certain, or when dots part them: a date written with dots puts the day first ("05.06.2019"
+#: is the 5th of June).
 _YEAR_LAST_RE = re.compile(
-    r"(?<![\w./-])(?P<a>0?[1-9]|[12]\d|3[01])(?P<sep>[-/])(?P<b>0?[1-9]|[12]\d|3[01])(?P=sep)"
+    r"(?<![\w./-])(?P<a>0?[1-9]|[12]\d|3[01])(?P<sep>[-/.])(?P<b>0?[1-9]|[12]\d|3[01])(?P=sep)"
     r"(?P<year>(?:1[5-9]|2\d)\d\d)(?![\w/-]|\.\d)"
 )
+
+
+#: Two numbers parted by a dot and then another: a date's dots may be all a text has of it.
+_DOTTED = re.compile(r"\d\.\d\d?\.\d")
 
 
 def _numeric_dates(text: str) -> list[tuple[int, int, int, int, int, str]]:
     """The dates ``text`` writes in numbers whose month is certain: (start, end, where the
     month's digits start, month, day, year)."""
     out: list[tuple[int, int, int, int, int, str]] = []
-    if "-" not in text and "/" not in text:
+    if "-" not in text and "/" not in text and _DOTTED.search(text) is None:
         return out
     for m in _ISO_RE.finditer(text):  # (with the "T" before a time: "2019-11-22T16:28")
         out.append(
@@ -73,7 +85,7 @@ def _numeric_dates(text: str) -> list[tuple[int, int, int, int, int, str]]:
         )
     for m in _YEAR_LAST_RE.finditer(text):
         a, b = int(m["a"]), int(m["b"])
-        if a > 12 >= b:  # day first
+        if a > 12 >= b or (m["sep"] == "." and b <= 12):  # day first
             out.append((m.start(), m.end(), m.start("b"), b, a, m["year"]))
         elif b > 12 >= a:  # month first
             out.append((m.start(), m.end(), m.start("a"), a, b, m["year"]))
@@ -98,18 +110,23 @@ def date_forms(text: str) -> dict[str, str]:
         name = m["full"] or m["short"]
         if not _capitalised(name):
             continue
-        full = next(d for d in _FULL_DAYS if d.startswith(name[:3].lower()))
+        full = next(d for d in WEEKDAY_NAMES if d.startswith(name[:3].lower()))
         out.setdefault(f"day {full}", m[0])
     return out
 
 
+def month_numbers(text: str) -> set[int]:
+    """The months (1 to 12) of the dates :func:`numeric_months` reads in ``text``."""
+    return {month for _, _, _, month, _, _ in _numeric_dates(text)}
+
+
 def numeric_months(text: str) -> dict[int, str]:
     """Where ``text`` writes a month in a date of numbers whose order is certain: year first
-    ("2019-11-22"), or day or month first with the other over 12 ("22/11/2019",
-    "11/22/2019"; "05/06/2019" is left alone). The offset of the month's digits -> the month
-    by name ("november"). Read so, "2019-11-22" is November 22, 2019, and an answer's "in
-    November 2019" is as grounded in it as in a context that writes the name; the month is
-    then no figure 11 that a context of names lacks."""
+    ("2019-11-22"), day or month first with the other over 12 ("22/11/2019", "11/22/2019";
+    "05/06/2019" is left alone), or day first with dots ("05.06.2019"). The offset of the
+    month's digits -> the month by name ("november"). Read so, "2019-11-22" is November 22,
+    2019, and an answer's "in November 2019" is as grounded in it as in a context that writes
+    the name; the month is then no figure 11 that a context of names lacks."""
     return {at: MONTH_NAMES[month - 1] for _, _, at, month, _, _ in _numeric_dates(text)}
 
 
@@ -124,7 +141,7 @@ def dates_in_words(text: str) -> str:
     pieces, last = [], 0
     for start, end, _, month, day, year in dates:
         pieces += [text[last:start], f"{MONTH_NAMES[month - 1].title()} {day}, {year}"]
-        if end > start and text[end - 1] == "T":
+        if text[end - 1] == "T":  # "2019-11-22T16:28": a space before the time
             pieces.append(" ")
         last = end
     return "".join([*pieces, text[last:]])

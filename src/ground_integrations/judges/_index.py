@@ -15,11 +15,11 @@ from functools import cached_property
 
 from ..deadline import checkpoint
 from ..text import split_sentences, stem
-from ._dates import date_forms, numeric_months
+from ._dates import date_forms, month_numbers
 from ._figures import figures_of
 from ._hours import Hours, record_hours
 from ._initialisms import acronyms_in, initials_in
-from ._lexicon import MONTH_NAMES, NUMBER_WORDS
+from ._lexicon import NUMBER_WORDS
 from ._records import empty_fields, is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
 from ._structure._words import CACHED_CHARS, words_of
@@ -194,7 +194,7 @@ def index_context(context: Sequence[str]) -> ContextIndex:
                     frozenset(tokens.figures)
                     | {_TIMES[w] for w in tokens.words if w in _TIMES}
                     # a numeric date's month is read by name, and still gives its number
-                    | {str(MONTH_NAMES.index(m) + 1) for m in numeric_months(span.text).values()},
+                    | {str(month) for month in month_numbers(span.text)},
                     frozenset(tokens.words),
                     tokens.negated,
                 )

@@ -41,6 +41,7 @@ __all__ = [
     "UNIT_KINDS",
     "UNIT_SIGNS",
     "UNIVERSALS",
+    "WEEKDAY_NAMES",
 ]
 
 # Function words: never content, never evidence (defined in ..text, shared with the
@@ -502,13 +503,12 @@ OPPOSITE_PAIRS = (
 MONTH_NAMES = tuple(
     "january february march april may june july august september october november december".split()
 )
+#: The days of the week in their order.
+WEEKDAY_NAMES = tuple("monday tuesday wednesday thursday friday saturday sunday".split())
 #: Names of months and of days of the week: within each group, one for another changes a date
 #: ("18 October" for "18 September", "every July" for "every August"), as an opposite does.
 #: "May" is left out: folded, it is the modal.
-CALENDAR_NAMES = (
-    frozenset(MONTH_NAMES) - {"may"},
-    frozenset("monday tuesday wednesday thursday friday saturday sunday".split()),
-)
+CALENDAR_NAMES = (frozenset(MONTH_NAMES) - {"may"}, frozenset(WEEKDAY_NAMES))
 #: The months, folded: a day written "18th" beside one is the figure 18 ("August 18th").
 MONTHS = CALENDAR_NAMES[0] | {"may"}
 

@@ -290,6 +290,17 @@ def empty_fields(record: Any) -> list[tuple[str, ...]]:
 
 
 _COPULA = frozenset({"is", "are", "was", "were", "be", "isnt", "arent", "wasnt", "werent"})
+#: What a negation after a field's copula must deny for the field to be denied ("seating is not
+#: available", "reservations are not accepted"); one that denies another quality of it ("the
+#: parking lot is not particularly scenic") says it is there.
+_NOT_THERE = frozenset(
+    """
+    available offered provided present included possible allowed permitted accepted taken
+    there an option options supported
+    """.split()
+)
+#: Words between a negation and what it denies ("is not currently available").
+_NOT_THERE_ADVERBS = frozenset("currently always yet presently really".split())
 
 
 def field_readings(
@@ -363,7 +374,9 @@ def _stated(
         if any(c in gap for c in ",;.!?()") or (k and ":" in gap):
             after = after[:k]  # within its clause: "in a lot, there is no valet"
             break
-    if any(w in _COPULA for w in after[:2]) and any(w in negations for w in after):
+    if any(w in _COPULA for w in after[:2]) and _denies_being_there(
+        words, gaps, last + 1, negations
+    ):
         negated = True
     elif after and ":" in gaps[last + 1] and after[0] in negations:
         negated = True  # "WiFi: not available"
@@ -446,8 +459,8 @@ def _denied_before(words: list[str], gaps: list[str], at: int, negations: frozen
             return False
         if words[k] in negations:
             return True
-        if words[k] in _CONTRAST:
-            return False
+        if words[k] in _CONTRAST or words[k] in _SUBORDINATORS:
+            return False  # "no ..., but a lot", "not ... as it has a casual ambiance"
         if words[k] == "and" and k + 1 < at and words[k + 1] in _PREDICATES:
             return False  # "does not take reservations and has outdoor seating"
     return False
@@ -455,13 +468,37 @@ def _denied_before(words: list[str], gaps: list[str], at: int, negations: frozen
 
 def _clause_from(words: list[str], gaps: list[str], start: int) -> bool:
     """The part of the sentence from ``words[start]`` to the next comma makes a claim of its own
-    (it has a verb of :data:`_PREDICATES` within :data:`_NEGATION_REACH` words): no item of a
-    list."""
+    (it has a verb of :data:`_PREDICATES` within :data:`_NEGATION_REACH` words, before any
+    word that opens a clause within it): no item of a list. The verb of "or intimate dining as
+    it has a casual ambiance" belongs to the clause "as" opens, and "intimate" is the last item
+    of the list before it."""
     for k in range(start, min(len(words), start + _NEGATION_REACH)):
-        if k > start and any(c in gaps[k] for c in ",.;:!?"):
+        if k > start and (any(c in gaps[k] for c in ",.;:!?") or words[k] in _SUBORDINATORS):
             break
         if words[k] in _PREDICATES:
             return True
+    return False
+
+
+#: Words that open a clause within a clause ("..., or intimate dining as it has ...").
+_SUBORDINATORS = frozenset("as because since which that where when who whose while so".split())
+
+
+def _denies_being_there(
+    words: list[str], gaps: list[str], start: int, negations: frozenset[str]
+) -> bool:
+    """The words from ``start`` (right after a field's name: "is not available") hold a
+    negation in the clause that denies the field is there: what follows it is a word of
+    :data:`_NOT_THERE`, or nothing (the clause ends)."""
+    for k in range(start, min(len(words), start + 3)):
+        if k > start and any(c in gaps[k] for c in ",;.!?()"):
+            return False
+        if words[k] not in negations:
+            continue
+        j = k + 1
+        while j < len(words) and words[j] in _NOT_THERE_ADVERBS:
+            j += 1
+        return j >= len(words) or any(c in gaps[j] for c in ",;.!?()") or words[j] in _NOT_THERE
     return False
 
 

@@ -31,6 +31,9 @@ from ._search import FigureValues, Quantities
 __all__ = ["Tokens", "analyse", "as_written", "is_shouted", "quantities_of", "read_as"]
 
 _HAS_DIGIT = re.compile(r"\d")
+#: Numbers parted by two dots or more: a version ("1.2.3") or an address ("192.168.1.1"), which
+#: names one thing as a name does (dates written with dots are three numbers: ``word_spans``).
+_DOTTED_CODE = re.compile(r"\d+(?:\.\d+){2,}")
 #: A day of the month written as an ordinal: "18th", "1st", "22nd".
 _ORDINAL_DAY = re.compile(r"([1-9]|[12]\d|3[01])(?:st|nd|rd|th)")
 #: What makes "one" a pronoun, not a count: a verb after it ("one must", "one can") or a
@@ -440,6 +443,8 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         if _HAS_DIGIT.search(word):
             # "3rd", "covid-19", "a4": treat as an exact-match token.
             out.stems.append(word)
+            if _DOTTED_CODE.fullmatch(word):  # a version or an address names one thing
+                out.names.append(word)
             continue
         if word in STOPWORDS or (len(word) < 2 and not word.isalpha()):
             continue
