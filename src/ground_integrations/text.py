@@ -306,17 +306,28 @@ def _dotted_date(word: str) -> re.Match[str] | None:
     return m if 0 < a <= 31 and 0 < b <= 31 and min(a, b) <= 12 else None
 
 
+#: A version or an address glued by a full stop to the next sentence's first word, as scraped
+#: passages write them ("use 192.168.0.1.Some routers use ..."): the number, then the word.
+_GLUED_CODE = re.compile(r"(\d+(?:\.\d+){2,})\.([^\W\d_]+)")
+
+
 def word_spans(text: str) -> list[Span]:
     """Word tokens with offsets. Numbers keep their inner separators ("4,207.3", "10/hour" -> 2),
-    except a date's dots ("22.11.2019" -> 3, as "22/11/2019"); each Chinese or Japanese
+    except a date's dots ("22.11.2019" -> 3, as "22/11/2019") and the full stop after a version
+    or an address glued to the next word ("192.168.0.1.Some" -> 2); each Chinese or Japanese
     character is a token."""
     spans: list[Span] = []
     for m in _WORD.finditer(text):
         word = m.group()
-        if "." in word and word[0].isdigit() and (date := _dotted_date(word)) is not None:
+        if "." not in word or not word[0].isdigit():
+            spans.append(Span(m.start(), m.end(), word))
+        elif (date := _dotted_date(word)) is not None:
             at = m.start()
             parts = (1, 2, 3) if date[1] else (4, 5, 6)
             spans.extend(Span(at + date.start(k), at + date.end(k), date[k]) for k in parts)
+        elif (glued := _GLUED_CODE.fullmatch(word)) is not None:
+            at = m.start()
+            spans.extend(Span(at + glued.start(k), at + glued.end(k), glued[k]) for k in (1, 2))
         else:
             spans.append(Span(m.start(), m.end(), word))
     return spans
