@@ -17,7 +17,7 @@ from ground_integrations.judges._dates import (
 )
 from ground_integrations.judges._index import index_context
 from ground_integrations.judges._profiles import run_time_premises
-from ground_integrations.judges._tokens import analyse, as_written
+from ground_integrations.judges._tokens import analyse, as_written, changed_codes
 from ground_integrations.text import word_spans
 
 TASKS = ["QnA", "Summarization"]
@@ -229,18 +229,25 @@ ROUTER = [
 
 @pytest.mark.parametrize("task", TASKS)
 @pytest.mark.parametrize(
-    ("answer", "named"),
+    ("answer", "named", "instead"),
     [
-        ("The router's default address is 192.168.1.1.", ""),
-        ("Version 2.4.1 of the firmware fixes the bug.", ""),
-        ("The router's default address is 192.168.0.1.", "192.168.0.1"),
-        ("Version 2.4.2 of the firmware fixes the bug.", "2.4.2"),
+        ("The router's default address is 192.168.1.1.", "", ""),
+        ("Version 2.4.1 of the firmware fixes the bug.", "", ""),
+        # another of the same shape and first part: contradicted
+        ("The router's default address is 192.168.0.1.", "192.168.0.1", "192.168.1.1"),
+        ("Version 2.4.2 of the firmware fixes the bug.", "2.4.2", "2.4.1"),
+        # none of its shape, or another first part: a name the context lacks
+        ("Version 2.4.1.3 of the firmware fixes the bug.", "2.4.1.3", ""),
+        ("Version 3.0.0 of the firmware fixes the bug.", "3.0.0", ""),
     ],
 )
-def test_a_version_or_an_address_the_context_lacks_is_named(checker, task, answer, named) -> None:
+def test_a_version_or_an_address_the_context_lacks_is_named(
+    checker, task, answer, named, instead
+) -> None:
     """Numbers parted by two dots or more name one thing: one the context lacks is named as a
-    name the context lacks is, in both tasks. In Summarization that flags the sentence; in QnA
-    it is one signal among the others (the model reads "192.168.0.1" as near "192.168.1.1")."""
+    name the context lacks is, and one that changes a part of the context's own ("2.4.2" for
+    "2.4.1") is contradicted, in both tasks. The model alone reads "192.168.0.1" as near
+    "192.168.1.1"."""
     query = "What fixes the router?"
     request = checker.build_request(ROUTER, answer, query, task=task)
     _, _, feats = checker.judge.heuristic.analyse(request)
@@ -250,6 +257,21 @@ def test_a_version_or_an_address_the_context_lacks_is_named(checker, task, answe
         assert result.verdict is Verdict.GROUNDED, [s.reason for s in result.sentences]
         return
     assert f"it names '{named}', absent from the context" in feats[0].reasons
-    if task == "Summarization":
+    if instead:
         assert result.verdict is Verdict.NOT_GROUNDED, [s.reason for s in result.sentences]
-        assert named in {d.text for d in result.ungrounded_details}
+        details = {d.text: d.kind.value for d in result.ungrounded_details}
+        assert details.get(named) == "contradicted", details
+        assert f"it says '{named}' where the context says '{instead}'" in result.sentences[0].reason
+    else:
+        assert not any("where the context says" in r for r in feats[0].reasons)
+        if task == "Summarization":
+            assert result.verdict is Verdict.NOT_GROUNDED, [s.reason for s in result.sentences]
+
+
+def test_changed_codes_pairs_a_version_with_the_contexts_nearest() -> None:
+    context = ("10.0.0.1", "192.168.1.1", "2.4.1", "2.5.0")
+    assert changed_codes(["2.4.2", "192.168.0.1", "2.4.1.3", "3.0.0", "bob"], context) == [
+        ("2.4.2", "2.4.1"),
+        ("192.168.0.1", "192.168.1.1"),
+    ]
+    assert index_context(ROUTER).codes == ("192.168.1.1", "2.4.1")

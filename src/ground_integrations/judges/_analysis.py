@@ -69,7 +69,7 @@ from ._structure import (
     reversed_comparison,
     unconfirmed,
 )
-from ._tokens import Tokens, analyse, as_written, figure_runs, read_as
+from ._tokens import Tokens, analyse, as_written, changed_codes, figure_runs, read_as
 from ._window import Window as Window
 from ._window import best_window as best_window
 
@@ -384,11 +384,8 @@ def sentence_features(
     ]
     if names:
         v["names"] = min(len(names), 2) / 2
-        feats.reasons.append(
-            "it names "
-            + ", ".join(f"'{as_written(sentence, n)}'" for n in names)
-            + ", absent from the context"
-        )
+        shown = ", ".join(f"'{as_written(sentence, n)}'" for n in names)
+        feats.reasons.append(f"it names {shown}, absent from the context")
     if window is not None and window.coverage >= 0.5:
         window_texts = [s.text for s in index.sentences[window.first : window.last + 1]]
         window_text = " ".join(window_texts)
@@ -461,6 +458,9 @@ def sentence_features(
             denial = re.search(rf"(?i)\bnot\s+{re.escape(said)}\b", sentence)
             if denial is not None:
                 feats.as_context.append((denial.group(0), instead))
+    for said, instead in changed_codes(names, index.codes):  # "2.4.2" for the context's "2.4.1"
+        feats.opposites.append((said, instead))
+        feats.reasons.append(f"it says '{said}' where the context says '{instead}'")
     if index.fields:
         feats.field_conflicts, denied = field_readings(
             index.fields, tokens.words, NEGATIONS, tokens.gaps

@@ -23,7 +23,7 @@ from ._lexicon import NUMBER_WORDS
 from ._records import empty_fields, is_record, record_units, yes_no_fields
 from ._search import FigureValues, PostingArrays, Quantities
 from ._structure._words import CACHED_CHARS, words_of
-from ._tokens import analyse, figure_runs, quantities_of
+from ._tokens import analyse, figure_runs, is_code, quantities_of
 
 __all__ = ["ContextIndex", "ContextSentence", "index_context"]
 
@@ -85,6 +85,12 @@ class ContextIndex:
         :func:`._checks.swapped_opposites` asks, about words that have an opposite (a stem keeps
         a word's digits, and no opposite has one)."""
         return frozenset(stem(w) for w in self.words if not any(c.isdigit() for c in w))
+
+    @cached_property
+    def codes(self) -> tuple[str, ...]:
+        """The versions and addresses among :attr:`words` ("2.4.1", "192.168.1.1"), sorted:
+        read once per context, for :func:`._tokens.changed_codes`."""
+        return tuple(sorted(w for w in self.words if is_code(w)))
 
     @cached_property
     def figure_values(self) -> FigureValues:

@@ -28,7 +28,16 @@ from ._lexicon import (
 )
 from ._search import FigureValues, Quantities
 
-__all__ = ["Tokens", "analyse", "as_written", "is_shouted", "quantities_of", "read_as"]
+__all__ = [
+    "Tokens",
+    "analyse",
+    "as_written",
+    "changed_codes",
+    "is_code",
+    "is_shouted",
+    "quantities_of",
+    "read_as",
+]
 
 _HAS_DIGIT = re.compile(r"\d")
 #: Numbers parted by two dots or more: a version ("1.2.3") or an address ("192.168.1.1"), which
@@ -321,6 +330,35 @@ def _numbers_an_item(text: str, spans: Sequence[Span], i: int) -> bool:
     return i == 0 or any(c in before for c in ":,;") or fold(spans[i - 1].text) in {"and", "or"}
 
 
+def is_code(word: str) -> bool:
+    """``word`` is a version or an address: numbers parted by two dots or more."""
+    return _DOTTED_CODE.fullmatch(word) is not None
+
+
+def changed_codes(names: Sequence[str], codes: Sequence[str]) -> list[tuple[str, str]]:
+    """(the answer's, the context's) for each version or address of ``names`` (those the
+    context lacks) where the context gives another of the same shape and the same first part:
+    "2.4.2" where it gives "2.4.1", "192.168.0.1" where it gives "192.168.1.1". Of ``codes``
+    (the context's, sorted), the one with the most leading parts in common is named; a "3.0.0"
+    beside the context's "2.4.1" may name another thing, and is left to the name check."""
+    out: list[tuple[str, str]] = []
+    for name in names:
+        if not is_code(name):
+            continue
+        parts = name.split(".")
+        same = [c.split(".") for c in codes if c.count(".") == len(parts) - 1]
+        shared = [(_leading(parts, c), c) for c in same]
+        best = max(shared, key=lambda pair: pair[0], default=(0, []))
+        if best[0]:
+            out.append((name, ".".join(best[1])))
+    return out
+
+
+def _leading(a: list[str], b: list[str]) -> int:
+    """How many leading parts ``a`` and ``b`` share."""
+    return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
 def is_shouted(text: str) -> bool:
     """``text`` is written in capitals throughout ("CONTACT US TODAY"), where capitals say
     nothing of a word; a short answer in capitals ("US 60") is not."""
@@ -443,7 +481,7 @@ def analyse(text: str, passages: int | None = None) -> Tokens:
         if _HAS_DIGIT.search(word):
             # "3rd", "covid-19", "a4": treat as an exact-match token.
             out.stems.append(word)
-            if _DOTTED_CODE.fullmatch(word):  # a version or an address names one thing
+            if is_code(word):  # a version or an address names one thing
                 out.names.append(word)
             continue
         if word in STOPWORDS or (len(word) < 2 and not word.isalpha()):
