@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
 __all__ = [
+    "CODE",
     "MAX_PUNKT_BLOCK",
     "STOPWORDS",
     "Span",
@@ -290,32 +291,36 @@ def split_sentences(text: str) -> list[Span]:
 
 
 #: A date written with dots, day or month and year ("22.11.2019") or year first
-#: ("2019.11.22"): three numbers, as "22/11/2019" is, not one.
+#: ("2019.11.22"): three numbers, as "22/11/2019" is, not one; a month of two digits and its
+#: year ("11.2019", "05.2019"): two.
 _DOTTED_DATE = re.compile(
     r"(\d{1,2})\.(\d{1,2})\.((?:1[5-9]|2\d)\d\d)|((?:1[5-9]|2\d)\d\d)\.(\d{1,2})\.(\d{1,2})"
+    r"|(0[1-9]|1[0-2])\.((?:1[5-9]|2\d)\d\d)"
 )
 
 
 def _dotted_date(word: str) -> re.Match[str] | None:
     """``word`` is a date written with dots: its day and month are 1 to 31, one of them 12 at
-    most."""
+    most; or a month (two digits) and its year."""
     m = _DOTTED_DATE.fullmatch(word)
-    if m is None:
-        return None
+    if m is None or m[7]:
+        return m
     a, b = (int(m[1]), int(m[2])) if m[1] else (int(m[5]), int(m[6]))
     return m if 0 < a <= 31 and 0 < b <= 31 and min(a, b) <= 12 else None
 
 
+#: A version or an address: numbers parted by two dots or more ("2.4.1", "192.168.0.1").
+CODE = r"\d+(?:\.\d+){2,}"
 #: A version or an address glued by a full stop to the next sentence's first word, as scraped
 #: passages write them ("use 192.168.0.1.Some routers use ..."): the number, then the word.
-_GLUED_CODE = re.compile(r"(\d+(?:\.\d+){2,})\.([^\W\d_]+)")
+_GLUED_CODE = re.compile(rf"({CODE})\.([^\W\d_]+)")
 
 
 def word_spans(text: str) -> list[Span]:
     """Word tokens with offsets. Numbers keep their inner separators ("4,207.3", "10/hour" -> 2),
-    except a date's dots ("22.11.2019" -> 3, as "22/11/2019") and the full stop after a version
-    or an address glued to the next word ("192.168.0.1.Some" -> 2); each Chinese or Japanese
-    character is a token."""
+    except a date's dots ("22.11.2019" -> 3, as "22/11/2019"; "11.2019" -> 2) and the full
+    stop after a version or an address glued to the next word ("192.168.0.1.Some" -> 2); each
+    Chinese or Japanese character is a token."""
     spans: list[Span] = []
     for m in _WORD.finditer(text):
         word = m.group()
@@ -323,7 +328,7 @@ def word_spans(text: str) -> list[Span]:
             spans.append(Span(m.start(), m.end(), word))
         elif (date := _dotted_date(word)) is not None:
             at = m.start()
-            parts = (1, 2, 3) if date[1] else (4, 5, 6)
+            parts = (1, 2, 3) if date[1] else (4, 5, 6) if date[4] else (7, 8)
             spans.extend(Span(at + date.start(k), at + date.end(k), date[k]) for k in parts)
         elif (glued := _GLUED_CODE.fullmatch(word)) is not None:
             at = m.start()

@@ -124,10 +124,16 @@ def test_a_date_reworded_is_kept_and_a_changed_one_named(
             "on 22.11.2019, 05.06.2019, 11.22.2019 or 2019.11.22",
             {6: "november", 18: "june", 27: "november", 46: "november"},
         ),
+        # a month and its year: the month is certain, with any separator, either side
+        (
+            "in 11/2019, 3-2019, 05.2019, 2019-11 or 2019/3.",
+            {3: "november", 12: "march", 20: "may", 34: "november", 45: "march"},
+        ),
         # no date of certain order: day and month both 12 or under, a month out of range, a
-        # longer number, a version, a decimal, a month and year alone, an address
+        # longer number, a version, a decimal, an address; a span of years is no month
         ("05/06/2019, 2019-13-01, 12019-11-22, v2019-11-22, 2019-11-22.5, 22/13/2019", {}),
-        ("2019-11, 2019-11-223, 2019-11-22x, 1.2.2019.5, 3.5/5, 45.11.2019, 10.0.0.1", {}),
+        ("2019-11-223, 2019-11-22x, 1.2.2019.5, 3.5/5, 45.11.2019, 10.0.0.1", {}),
+        ("the 2011-12 season, 2008/09, 13/2019, 2019-13, 11/20199, 1.2019, 11.2019.5", {}),
     ],
 )
 def test_numeric_months_reads_dates_of_certain_order(text, months) -> None:
@@ -145,6 +151,7 @@ REVIEW_ISO = ["The review was posted on 2019-11-22 by a customer who praised the
 REVIEW_NAMED = ["The review was posted on November 22, 2019 by a customer who praised the tacos."]
 REVIEW_DAY_FIRST = ["The review was posted on 22/11/2019 by a customer who praised the tacos."]
 REVIEW_DOTTED = ["The review was posted on 22.11.2019 by a customer who praised the tacos."]
+REVIEW_MONTH = ["The review was posted in 11/2019 by a customer who praised the tacos."]
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -174,6 +181,16 @@ REVIEW_DOTTED = ["The review was posted on 22.11.2019 by a customer who praised 
         (REVIEW_DOTTED, "The review was posted on 23.11.2019 by a customer.", "bad", "23"),
         (REVIEW_DOTTED, "The review was posted on 22.12.2019 by a customer.", "bad", "12"),
         (REVIEW_DOTTED, "The review was posted in December 2019 by a customer.", "bad", "December"),
+        # a month and its year in numbers, either side
+        (REVIEW_NAMED, "The review was posted in 11/2019 by a customer.", "ok", ""),
+        (REVIEW_NAMED, "The review was posted in 2019-11 by a customer.", "ok", ""),
+        (REVIEW_NAMED, "The review was posted in 11.2019 by a customer.", "ok", ""),
+        (REVIEW_MONTH, "The review was posted in November 2019 by a customer.", "ok", ""),
+        # (a day the context does not give is the figure check's)
+        (REVIEW_MONTH, "The review was posted on November 22, 2019 by a customer.", "bad", "22"),
+        (REVIEW_NAMED, "The review was posted in 12/2019 by a customer.", "bad", "12"),
+        (REVIEW_NAMED, "The review was posted in 2019-10 by a customer.", "bad", "10"),
+        (REVIEW_MONTH, "The review was posted in December 2019 by a customer.", "bad", "December"),
     ],
 )
 def test_a_numeric_date_reads_as_the_named_one(
@@ -199,6 +216,9 @@ def test_the_model_reads_numeric_dates_in_words() -> None:
     assert dates_in_words("on 05.06.2019 and 2019.11.22.") == (
         "on June 5, 2019 and November 22, 2019."
     )
+    assert dates_in_words("in 11/2019, 2020-03 or 05.2021; the 2011-12 season") == (
+        "in November 2019, March 2020 or May 2021; the 2011-12 season"
+    )
     # both sides of the model's pair: the context window and the answer sentence
     index = index_context(REVIEW_ISO)
     assert "November 22, 2019" in run_time_premises(index, "posted in November 2019")[0]
@@ -220,6 +240,12 @@ def test_a_date_written_with_dots_is_three_numbers() -> None:
     tokens = analyse("posted on 22.11.2019 by a customer")
     assert "november" in tokens.words and "11" not in tokens.figures
     assert {"2019", "22"} <= set(tokens.figures)
+    # a month of two digits and its year: two numbers (one digit is a decimal: "1.2019")
+    assert [w.text for w in word_spans("in 11.2019, 05.2019 or 1.2019")] == [
+        *("in", "11", "2019", "05", "2019", "or", "1.2019"),
+    ]
+    tokens = analyse("posted in 11.2019 by a customer")
+    assert "november" in tokens.words and "11" not in tokens.figures
 
 
 ROUTER = [

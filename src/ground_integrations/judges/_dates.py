@@ -11,7 +11,8 @@ answer sentence's dates and weekdays as the context writes the same ones (added 
 checks to judge.
 
 A date written in numbers ("2019-11-22", "22/11/2019", "22.11.2019") names its month only when
-its order is certain: year first, a day over 12, or dots, which put the day first.
+its order is certain: year first, a day over 12, or dots, which put the day first. A month and
+its year alone ("11/2019", "2019-11") always name it.
 :func:`numeric_months` gives the lexical stage that month by name, and :func:`dates_in_words`
 writes such dates in words for the model, on both sides of its pair.
 """
@@ -68,14 +69,23 @@ _YEAR_LAST_RE = re.compile(
     r"(?P<year>(?:1[5-9]|2\d)\d\d)(?![\w/-]|\.\d)"
 )
 
+#: A month and its year in numbers ("11/2019", "11-2019", "11.2019", "2019-11", "2019/11"): no
+#: day to take for the month. A year first and the next year's last two digits are a span of
+#: years ("the 2011-12 season", "2008/09"), not a month (:func:`_numeric_dates`).
+_MONTH_YEAR_RE = re.compile(
+    r"(?<![\w./-])(?:(?P<month>0?[1-9]|1[0-2])[-/]|(?P<dotted>0[1-9]|1[0-2])\.)"
+    r"(?P<year>(?:1[5-9]|2\d)\d\d)(?![\w/]|[-.]\d)"
+    r"|(?<![\w./-])(?P<first>(?:1[5-9]|2\d)\d\d)[-/](?P<then>0?[1-9]|1[0-2])(?![\w/]|[-.]\d)"
+)
 
-#: Two numbers parted by a dot and then another: a date's dots may be all a text has of it.
-_DOTTED = re.compile(r"\d\.\d\d?\.\d")
+#: Two numbers parted by a dot and then another, or a month's two digits, a dot and a year: a
+#: date's dots may be all a text has of it.
+_DOTTED = re.compile(r"\d\.\d\d?\.\d|\d\.[12]\d\d\d")
 
 
 def _numeric_dates(text: str) -> list[tuple[int, int, int, int, int, str]]:
     """The dates ``text`` writes in numbers whose month is certain: (start, end, where the
-    month's digits start, month, day, year)."""
+    month's digits start, month, day, year); the day is 0 for a month and its year."""
     out: list[tuple[int, int, int, int, int, str]] = []
     if "-" not in text and "/" not in text and _DOTTED.search(text) is None:
         return out
@@ -89,6 +99,12 @@ def _numeric_dates(text: str) -> list[tuple[int, int, int, int, int, str]]:
             out.append((m.start(), m.end(), m.start("b"), b, a, m["year"]))
         elif b > 12 >= a:  # month first
             out.append((m.start(), m.end(), m.start("a"), a, b, m["year"]))
+    for m in _MONTH_YEAR_RE.finditer(text):  # no day: 0
+        if m["first"] is None:
+            at = "month" if m["month"] else "dotted"
+            out.append((m.start(), m.end(), m.start(at), int(m[at]), 0, m["year"]))
+        elif int(m["then"]) != (int(m["first"]) + 1) % 100:  # "2011-12" is two years
+            out.append((m.start(), m.end(), m.start("then"), int(m["then"]), 0, m["first"]))
     return sorted(out)
 
 
@@ -123,7 +139,8 @@ def month_numbers(text: str) -> set[int]:
 def numeric_months(text: str) -> dict[int, str]:
     """Where ``text`` writes a month in a date of numbers whose order is certain: year first
     ("2019-11-22"), day or month first with the other over 12 ("22/11/2019", "11/22/2019";
-    "05/06/2019" is left alone), or day first with dots ("05.06.2019"). The offset of the
+    "05/06/2019" is left alone), day first with dots ("05.06.2019"), or a month and its year
+    ("11/2019", "2019-11"; not "the 2011-12 season"). The offset of the
     month's digits -> the month by name ("november"). Read so, "2019-11-22" is November 22,
     2019, and an answer's "in November 2019" is as grounded in it as in a context that writes
     the name; the month is then no figure 11 that a context of names lacks."""
@@ -132,7 +149,8 @@ def numeric_months(text: str) -> dict[int, str]:
 
 def dates_in_words(text: str) -> str:
     """``text`` with each date of :func:`numeric_months` written in words for the model
-    ("2019-11-22 16:28" and "22/11/2019 16:28" -> "November 22, 2019 16:28"): it reads "posted
+    ("2019-11-22 16:28" and "22/11/2019 16:28" -> "November 22, 2019 16:28", "11/2019" ->
+    "November 2019"): it reads "posted
     on 2019-11-22" as supporting "posted in November 2019" only once the month has its name.
     The lexical stage reads both forms alike (:func:`numeric_months`)."""
     dates = _numeric_dates(text)
@@ -140,7 +158,8 @@ def dates_in_words(text: str) -> str:
         return text
     pieces, last = [], 0
     for start, end, _, month, day, year in dates:
-        pieces += [text[last:start], f"{MONTH_NAMES[month - 1].title()} {day}, {year}"]
+        name = MONTH_NAMES[month - 1].title()
+        pieces += [text[last:start], f"{name} {day}, {year}" if day else f"{name} {year}"]
         if text[end - 1] == "T":  # "2019-11-22T16:28": a space before the time
             pieces.append(" ")
         last = end

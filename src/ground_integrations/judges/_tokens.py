@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .._markers import mask_markers
-from ..text import Span, fold, stem, word_spans
+from ..text import CODE, Span, fold, stem, word_spans
 from ._dates import numeric_months
 from ._figures import Figure, Reading, figure_in_brackets, read_figures
 from ._lexicon import (
@@ -42,7 +42,7 @@ __all__ = [
 _HAS_DIGIT = re.compile(r"\d")
 #: Numbers parted by two dots or more: a version ("1.2.3") or an address ("192.168.1.1"), which
 #: names one thing as a name does (dates written with dots are three numbers: ``word_spans``).
-_DOTTED_CODE = re.compile(r"\d+(?:\.\d+){2,}")
+_DOTTED_CODE = re.compile(CODE)
 #: A day of the month written as an ordinal: "18th", "1st", "22nd".
 _ORDINAL_DAY = re.compile(r"([1-9]|[12]\d|3[01])(?:st|nd|rd|th)")
 #: What makes "one" a pronoun, not a count: a verb after it ("one must", "one can") or a
