@@ -77,6 +77,8 @@ _MONTH_YEAR_RE = re.compile(
     r"(?P<year>(?:1[5-9]|2\d)\d\d)(?![\w/]|[-.]\d)"
     r"|(?<![\w./-])(?P<first>(?:1[5-9]|2\d)\d\d)[-/](?P<then>0?[1-9]|1[0-2])(?![\w/]|[-.]\d)"
 )
+#: A year beside a separator: what :data:`_MONTH_YEAR_RE` needs, found by a quicker scan.
+_YEAR_BESIDE = re.compile(r"[-/.][12]\d\d\d|[12]\d\d\d[-/]")
 
 #: Two numbers parted by a dot and then another, or a month's two digits, a dot and a year: a
 #: date's dots may be all a text has of it.
@@ -99,7 +101,7 @@ def _numeric_dates(text: str) -> list[tuple[int, int, int, int, int, str]]:
             out.append((m.start(), m.end(), m.start("b"), b, a, m["year"]))
         elif b > 12 >= a:  # month first
             out.append((m.start(), m.end(), m.start("a"), a, b, m["year"]))
-    for m in _MONTH_YEAR_RE.finditer(text):  # no day: 0
+    for m in _MONTH_YEAR_RE.finditer(text) if _YEAR_BESIDE.search(text) else ():  # no day: 0
         if m["first"] is None:
             at = "month" if m["month"] else "dotted"
             out.append((m.start(), m.end(), m.start(at), int(m[at]), 0, m["year"]))
