@@ -285,6 +285,16 @@ def main() -> int:
         "force notGrounded: the stackers weigh it with the other features",
     )
     ap.add_argument(
+        "--low-support-veto",
+        action="append",
+        default=[],
+        metavar="PROFILE=T",
+        help="in this profile a checked sentence whose model support against its 3-sentence "
+        "window is below T gets a hard check (the model reads every checked sentence): a probe "
+        "of what the judge would gain, measured as the negation veto is; stack.json does not "
+        "carry it",
+    )
+    ap.add_argument(
         "--general",
         action="append",
         default=[],
@@ -337,6 +347,8 @@ def main() -> int:
     args = ap.parse_args()
     from rag_data import fold_of
 
+    if args.write and args.low_support_veto:
+        ap.error("--low-support-veto is a probe: stack.json does not carry it (drop --write)")
     specs = tuple(tuple(int(x) for x in spec.split("x")) for spec in args.specs.split(","))
     window_sets = [ws for ws in WINDOW_SETS if all(w in args.specs.split(",") for w in ws)]
 
@@ -357,6 +369,18 @@ def main() -> int:
                 pickle.dump((rows, support), fh)
     print(f"features for {len(records)} records in {time.perf_counter() - start:.0f} s")
     print(f"negations the model confirmed (hard checks): {veto(rows, support)} sentences")
+    for spec in args.low_support_veto:
+        prof_name, _, below = spec.partition("=")
+        vetoed = 0
+        for row, supports in zip(rows, support):
+            if row["profile"] == prof_name:
+                for i, found in enumerate(supports):
+                    if found.get("3x1", 1.0) < float(below):
+                        vec, start, end, _ = row["sentences"][i]
+                        row["sentences"][i] = (vec, start, end, True)
+                        row["hard"] = True
+                        vetoed += 1
+        print(f"--low-support-veto {spec}: {vetoed} sentences vetoed")
     y = np.array([int(r["label"] == "notGrounded") for r in records])
     group = np.array([group_of(r) for r in records])
     ctx = np.array([context_key(r) for r in records])
