@@ -111,6 +111,26 @@ def features(records: list[dict]) -> list[dict]:
     return out
 
 
+def brief_records(datasets: list[str]) -> list[dict]:
+    """The records of ``datasets`` in rag_train that the judge reads as brief summaries."""
+    import gzip
+
+    heuristic = HeuristicJudge()
+    checker = GroundednessChecker(heuristic)
+    wanted = set(datasets)
+    out = []
+    with gzip.open(DATA / "rag_train" / "rag_train.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            r = json.loads(line)
+            if r["dataset"] not in wanted or r["task"] != "Summarization":
+                continue
+            request = checker.build_request(r["context"], r["answer"], None, task=r["task"])
+            _, _, feats = heuristic.analyse(request)
+            if profile_of(request, feats) == "Summarization:brief":
+                out.append(r)
+    return out
+
+
 def veto(rows: list[dict], support: list[list[dict]]) -> int:
     """What ``CrossEncoderJudge`` does with the negations word order cannot confirm: a sentence
     whose model support against its 3-sentence window is below ``UNCONFIRMED_VETO`` gets a hard
@@ -285,6 +305,16 @@ def main() -> int:
         "force notGrounded: the stackers weigh it with the other features",
     )
     ap.add_argument(
+        "--extra-data",
+        nargs="+",
+        default=[],
+        metavar="DATASET",
+        help="also fit on the records of these rag_train datasets (e.g. xsumfaith fib_xsum) "
+        "that the judge reads as brief summaries (Summarization:brief), each dataset a group "
+        "of its own, scored by --model: a probe of what labelled one-line summaries teach the "
+        "brief profile",
+    )
+    ap.add_argument(
         "--low-support-veto",
         action="append",
         default=[],
@@ -347,12 +377,16 @@ def main() -> int:
     args = ap.parse_args()
     from rag_data import fold_of
 
+    if args.write and args.extra_data:
+        ap.error("--extra-data is a probe: fit what ships without it (drop --write)")
     if args.write and args.low_support_veto:
         ap.error("--low-support-veto is a probe: stack.json does not carry it (drop --write)")
     specs = tuple(tuple(int(x) for x in spec.split("x")) for spec in args.specs.split(","))
     window_sets = [ws for ws in WINDOW_SETS if all(w in args.specs.split(",") for w in ws)]
 
     dev, rag = load(DATA / "dev.jsonl"), load(DATA / "rag_dev.jsonl")
+    if args.extra_data:
+        dev = dev + brief_records(args.extra_data)
     if args.only_fold is not None:  # a preview while the other fold's model trains
         rag = [r for r in rag if fold_of(r, 2) == args.only_fold]
     records = dev + rag
