@@ -1911,3 +1911,28 @@ def test_advice_that_gives_a_reason_or_a_fact_is_checked() -> None:
     assert not is_referral("Other sources say it is 40 m tall.")
     assert not is_referral("Consult other sources, which date it to 1889.")
     assert is_referral("Always consult your pharmacist before combining medicines.")
+
+
+FLYERS = ["Volunteers spent the weekend passing out flyers and hiring staff for the campaign."]
+
+
+def test_an_invented_action_is_flagged_in_qna() -> None:
+    result = checker_for("default").check(
+        FLYERS,
+        "Volunteers spent the weekend burning flyers.",
+        "What did volunteers do?",
+        task="QnA",
+    )
+    assert result.verdict is Verdict.NOT_GROUNDED
+    assert "burning" in {d.text for d in result.ungrounded_details}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known miss: a summary of one or two sentences is judged by the brief profile, "
+    "fitted on SummEdits, which weighs no missing word and runs no model; the tries that "
+    "did not pay are in docs/model_card.md (stop 63)",
+)
+def test_an_invented_action_is_flagged_in_a_one_line_summary() -> None:
+    result = checker_for("default").check(FLYERS, "Volunteers spent the weekend burning flyers.")
+    assert result.verdict is not Verdict.GROUNDED
