@@ -141,11 +141,16 @@ def veto(rows: list[dict], support: list[list[dict]]) -> int:
         pending = [i for i, u in enumerate(row["unconfirmed"]) if u][:UNCONFIRMED_SENTENCES]
         for i in pending:
             if supports[i].get("3x1", 1.0) < UNCONFIRMED_VETO:
-                vec, start, end, _ = row["sentences"][i]
-                row["sentences"][i] = (vec, start, end, True)
-                row["hard"] = True
+                harden(row, i)
                 vetoed += 1
     return vetoed
+
+
+def harden(row: dict, i: int) -> None:
+    """Give the row's ``i``-th checked sentence, and so the row, a hard check."""
+    vec, start, end, _ = row["sentences"][i]
+    row["sentences"][i] = (vec, start, end, True)
+    row["hard"] = True
 
 
 class MonotoneLogistic:
@@ -410,9 +415,7 @@ def main() -> int:
             if row["profile"] == prof_name:
                 for i, found in enumerate(supports):
                     if found.get("3x1", 1.0) < float(below):
-                        vec, start, end, _ = row["sentences"][i]
-                        row["sentences"][i] = (vec, start, end, True)
-                        row["hard"] = True
+                        harden(row, i)
                         vetoed += 1
         print(f"--low-support-veto {spec}: {vetoed} sentences vetoed")
     y = np.array([int(r["label"] == "notGrounded") for r in records])
